@@ -1,0 +1,24 @@
+// Builds the node model from sysfs under a root.
+#pragma once
+
+#include "topology/node.h"
+#include "topology/rails.h"
+#include "topology/sysfs.h"
+
+namespace railyard::topology {
+
+struct DiscoverOptions {
+  // VF RDMA ports are rarely needed (the PF's port is the rail's); reading them on a node with
+  // hundreds of VFs costs time.
+  bool vf_ports = false;
+};
+
+// Reads GPUs and RDMA NICs. Problems land in Node::diagnostics; a device that could not be
+// identified is left out with an error there, never guessed.
+Node discover_devices(const Sysfs& sysfs, const DiscoverOptions& opts = {});
+
+// discover_devices(), then rails (assign_rails) and bundles (compute_bundles).
+// Throws RailsError when the rails configuration does not fit the node.
+Node discover(const Sysfs& sysfs, const RailsConfig& rails, const DiscoverOptions& opts = {});
+
+}  // namespace railyard::topology

@@ -1,0 +1,48 @@
+// RDMA devices, their ports and GIDs, and their uverbs character devices, as sysfs shows them
+// under a PCI function (".../0000:1a:00.0/infiniband/mlx5_0", ".../infiniband_verbs/uverbs0").
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "topology/diagnostics.h"
+#include "topology/sysfs.h"
+
+namespace railyard::topology {
+
+struct Gid {
+  int index = 0;
+  std::string gid;     // "fe80:0000:...:0001"
+  std::string type;    // "IB/RoCE v1" or "RoCE v2"; empty when the kernel does not say
+  std::string netdev;  // RoCE: the netdev the GID belongs to
+};
+
+struct RdmaPort {
+  int number = 1;
+  int state_code = 0;      // 4 = ACTIVE
+  std::string state;       // "ACTIVE", "DOWN", ...
+  std::string phys_state;  // "LinkUp", "Disabled", ...
+  std::optional<double> rate_gbps;
+  std::string rate;        // as the kernel wrote it: "400 Gb/sec (4X NDR)"
+  std::string link_layer;  // "InfiniBand" or "Ethernet"
+  std::vector<Gid> gids;   // non-zero entries only
+
+  bool active() const { return state_code == 4; }
+};
+
+struct RdmaDevice {
+  std::string name;    // "mlx5_0"
+  std::string uverbs;  // "uverbs0"; the device node is /dev/infiniband/<uverbs>
+  std::vector<RdmaPort> ports;
+};
+
+// "400 Gb/sec (4X NDR)" -> 400
+std::optional<double> parse_rate_gbps(const std::string& text);
+
+// Reads the RDMA devices below a PCI function directory. `with_gids` reads GID tables (up to
+// 256 entries a port), which VFs of a large node do not need for the model.
+std::vector<RdmaDevice> read_rdma_devices(const Sysfs& sysfs, const Dir& pci_dir, bool with_ports,
+                                          bool with_gids, Diagnostics& diag);
+
+}  // namespace railyard::topology
