@@ -6,6 +6,12 @@ find_package(CLI11 REQUIRED)
 find_package(fmt REQUIRED)
 find_package(spdlog REQUIRED)
 
+# spdlog and fmt header-only: Debian's spdlog targets link the shared libfmt, and the CNI plugins
+# must be static executables.
+add_library(railyard_logging INTERFACE)
+target_compile_definitions(railyard_logging INTERFACE SPDLOG_FMT_EXTERNAL FMT_HEADER_ONLY=1)
+target_link_libraries(railyard_logging INTERFACE Threads::Threads)
+
 # CUDA / NCCL: optional, decided at configure time (DESIGN.md: AUTO by default).
 function(railyard_optional_feature name found)
   if(RAILYARD_WITH_${name} STREQUAL "ON" AND NOT ${found})
@@ -36,3 +42,12 @@ if(NOT RAILYARD_WITH_NCCL STREQUAL "OFF")
 endif()
 railyard_optional_feature(NCCL _nccl_found)
 message(STATUS "railyard: CUDA=${RAILYARD_HAVE_CUDA} NCCL=${RAILYARD_HAVE_NCCL} sanitize=${RAILYARD_SANITIZE}")
+
+# The CNI plugins run on the host, exec'd by the container runtime: no runtime dependencies.
+# (Not under the sanitizers, whose runtimes are shared libraries.)
+function(railyard_static_executable target)
+  if(NOT RAILYARD_SANITIZE)
+    target_link_options(${target} PRIVATE -static)
+    set_target_properties(${target} PROPERTIES LINK_SEARCH_START_STATIC ON LINK_SEARCH_END_STATIC ON)
+  endif()
+endfunction()

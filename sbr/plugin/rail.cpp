@@ -1,0 +1,26 @@
+#include "sbr/plugin/rail.h"
+
+#include "cni/protocol/error.h"
+#include "topology/discover.h"
+
+namespace railyard::sbr {
+
+std::optional<int> rail_of_device(const std::string& pci_address) {
+  namespace topo = railyard::topology;
+  auto addr = topo::PciAddress::parse(pci_address);
+  if (!addr)
+    throw cni::CniError(cni::kInvalidConfig, "deviceID '" + pci_address + "' is not a PCI address");
+  try {
+    const topo::Sysfs sysfs(topo::sysfs_root_from(""));
+    const bool named = std::getenv("RAILYARD_RAILS_FILE") != nullptr;
+    const topo::Node node =
+        topo::discover(sysfs, topo::load_rails_config(topo::rails_file_from(""), named));
+    const int rail = node.rail_of(*addr);
+    if (rail < 0) return std::nullopt;
+    return rail;
+  } catch (const topo::RailsError& e) {
+    throw cni::CniError(cni::kInvalidConfig, e.what());
+  }
+}
+
+}  // namespace railyard::sbr
