@@ -10,6 +10,8 @@ void setup_logging(const nlohmann::json& config, const std::string& plugin) {
   std::string level = "info";
   if (config.contains("logLevel") && config["logLevel"].is_string()) level = config["logLevel"];
   std::shared_ptr<spdlog::logger> logger;
+  spdlog::drop(plugin);  // called again once the config is known
+  spdlog::drop(plugin + "-file");
   if (config.contains("logFile") && config["logFile"].is_string() &&
       !config["logFile"].get<std::string>().empty()) {
     try {

@@ -65,6 +65,9 @@ int plugin_main(const std::string& name, const Handlers& handlers, std::istream&
                 std::ostream& out, const Getenv& getenv) {
   json config;
   std::string stdin_text;
+  // spdlog's default logger writes to stdout, which carries the result: replace it before
+  // anything can log.
+  setup_logging(json::object(), name);
   try {
     const Env env = parse_env(getenv);
     stdin_text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());

@@ -68,9 +68,10 @@ nlohmann::json cmd_add(const cni::Request& req) {
   require_netns(req.env.netns);
   NetnsLock lock(req.env.netns);
   sbr::in_netns(req.env.netns, [&] {
-    const auto fixed = cfg.fixed_table();
-    plan.table = fixed ? fixed->first : sbr::find_free_table(cfg.table_base);
-    plan.priority = fixed ? fixed->second : cfg.priority_for(plan.table);
+    // Without a fixed table, a repeated ADD finds the table its rule already points to.
+    const auto table = existing_table(cfg, plan);
+    plan.table = table ? table->first : sbr::find_free_table(cfg.table_base);
+    plan.priority = table ? table->second : cfg.priority_for(plan.table);
     try {
       sbr::apply(plan);
     } catch (const sbr::SbrError& e) {
@@ -91,11 +92,10 @@ void cmd_del(const cni::Request& req) {
   try {
     sbr::check_netns_path(req.env.netns);
   } catch (const sbr::NetnsError& e) {
-    if (e.kind() == sbr::NetnsError::Kind::kMissing) {
-      spdlog::info("DEL {}: network namespace is gone, nothing to remove", req.env.ifname);
-      return;
-    }
-    throw CniError(cni::kInvalidEnvironment, std::string("CNI_NETNS: ") + e.what());
+    // Gone, or something else left at its path (the reference sbr's lock creates an empty file):
+    // either way no namespace holds anything of ours.
+    spdlog::info("DEL {}: {}; nothing to remove", req.env.ifname, e.what());
+    return;
   }
   if (!req.prev_result) {
     spdlog::info("DEL {}: no prevResult, nothing known to remove", req.env.ifname);

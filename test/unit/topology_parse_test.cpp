@@ -71,7 +71,7 @@ TEST_CASE("numbers and hex IDs", "[topology][parse]") {
   CHECK_FALSE(parse_hex("0xg0"));
 }
 
-TEST_CASE("path class names round-trip; NCCL folds NODE into PHB", "[topology][path]") {
+TEST_CASE("path class names round-trip and NCCL folds NODE into PHB", "[topology][path]") {
   for (auto c : {PathClass::kX, PathClass::kPIX, PathClass::kPXB, PathClass::kPHB, PathClass::kNODE,
                  PathClass::kSYS})
     CHECK(parse_path_class(to_string(c)) == c);

@@ -54,7 +54,7 @@ TEST_CASE("malformed rails files are rejected with the reason", "[topology][rail
                     "f: selector 'vendors' must be a list of strings");
 }
 
-TEST_CASE("rails file location: flag, then env, then the default; missing default is fine",
+TEST_CASE("rails file location: flag, then env, then the default, and a missing default is fine",
           "[topology][rails]") {
   CHECK(rails_file_from("/x/rails.json") == "/x/rails.json");
   ::setenv("RAILYARD_RAILS_FILE", "/env/rails.json", 1);
