@@ -47,9 +47,7 @@ message(STATUS "railyard: CUDA=${RAILYARD_HAVE_CUDA} NCCL=${RAILYARD_HAVE_NCCL} 
 # (Not under the sanitizers, whose runtimes are shared libraries.)
 function(railyard_static_executable target)
   if(NOT RAILYARD_SANITIZE)
-    # gcc drops --eh-frame-hdr for -static links; without the table the first exception makes
-    # libgcc sort every FDE of the binary (~2 ms for each CNI error path).
-    target_link_options(${target} PRIVATE -static -Wl,--eh-frame-hdr)
+    target_link_options(${target} PRIVATE -static)
     set_target_properties(${target} PROPERTIES LINK_SEARCH_START_STATIC ON LINK_SEARCH_END_STATIC ON)
   endif()
 endfunction()
