@@ -86,8 +86,10 @@ void read_vfs(const Sysfs& sysfs, const Dir& pf_dir, const DiscoverOptions& opts
       continue;
     }
     const PciDevice* sibling = nic.vfs.empty() ? nullptr : &nic.vfs.front().pci;
-    if (auto vf = read_function(sysfs, *vf_dir, &nic.pf.pci, sibling, opts.vf_ports, false, diag))
+    if (auto vf = read_function(sysfs, *vf_dir, &nic.pf.pci, sibling, opts.vf_ports, false, diag)) {
+      vf->vf_number = n;
       nic.vfs.push_back(std::move(*vf));
+    }
   }
   if (num_vfs && static_cast<int>(links.size()) != *num_vfs)
     diag.warn(sysfs.display(pf_dir / "sriov_numvfs"),

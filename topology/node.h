@@ -25,6 +25,7 @@ struct NicFunction {
   PciDevice pci;
   std::vector<NetDevice> netdevs;
   std::optional<RdmaDevice> rdma;
+  int vf_number = -1;  // N of the PF's virtfnN link; -1 for a PF
 
   std::string netdev_name() const { return netdevs.empty() ? "" : netdevs.front().name; }
   std::string rdma_name() const { return rdma ? rdma->name : ""; }

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 
@@ -120,6 +121,23 @@ std::optional<std::pair<std::string, std::string>> UdpSocket::receive(int timeou
   else
     ::inet_ntop(AF_INET6, &reinterpret_cast<sockaddr_in6*>(&from)->sin6_addr, addr, sizeof addr);
   return std::make_pair(std::string(buf, static_cast<size_t>(n)), std::string(addr));
+}
+
+int which_peer_receives(const TestNetns& from, const sbr::IpAddress& src,
+                        const std::vector<const TestNetns*>& peers, const sbr::IpAddress& dst,
+                        int port) {
+  std::vector<std::unique_ptr<UdpSocket>> listeners;
+  for (const TestNetns* p : peers)
+    listeners.push_back(std::make_unique<UdpSocket>(*p, sbr::IpAddress::any(dst.family), port));
+  UdpSocket sender(from, src, 0);
+  sender.send_to(dst, port, "hello from " + src.to_string());
+  // Wait on all of them at once; the first that has it wins.
+  std::vector<pollfd> fds;
+  for (const auto& l : listeners) fds.push_back(pollfd{l->fd(), POLLIN, 0});
+  if (::poll(fds.data(), fds.size(), 3000) <= 0) return -1;
+  for (size_t i = 0; i < fds.size(); ++i)
+    if (fds[i].revents & POLLIN) return static_cast<int>(i);
+  return -1;
 }
 
 }  // namespace railyard::testing

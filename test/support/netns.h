@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "sbr/ip.h"
 
@@ -41,9 +42,17 @@ class UdpSocket {
   void send_to(const sbr::IpAddress& dst, int port, const std::string& payload) const;
   // The payload and the sender's address, or nullopt when nothing came within the timeout.
   std::optional<std::pair<std::string, std::string>> receive(int timeout_ms) const;
+  int fd() const { return fd_; }
 
  private:
   int fd_;
 };
+
+// Sends one datagram from `src` (an address in `from`) to `dst`; returns the index of the peer
+// that received it, -1 for none. Only one datagram is sent, so whichever peer gets it is the
+// path it took. Throws when `from` cannot send at all (no route).
+int which_peer_receives(const TestNetns& from, const sbr::IpAddress& src,
+                        const std::vector<const TestNetns*>& peers, const sbr::IpAddress& dst,
+                        int port);
 
 }  // namespace railyard::testing

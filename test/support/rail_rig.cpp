@@ -63,22 +63,10 @@ sbr::IpAddress RailRig::target() const {
 }
 
 int RailRig::which_peer_receives_from(int k, std::optional<sbr::IpAddress> to) const {
-  const sbr::IpAddress dst = to.value_or(target());
-  const int port = 40000 + k;
-  std::vector<std::unique_ptr<UdpSocket>> listeners;
-  for (const auto& r : rails)
-    listeners.push_back(
-        std::make_unique<UdpSocket>(*r.peer, sbr::IpAddress::any(dst.family), port));
-  UdpSocket sender(pod, rails.at(static_cast<size_t>(k)).address.address, 0);
-  sender.send_to(dst, port, "rail" + std::to_string(k));
-  // Only one datagram is sent: whichever peer gets it is the rail it left on.
-  for (size_t i = 0; i < listeners.size(); ++i) {
-    const int timeout = static_cast<int>(i) == k ? 3000 : 0;
-    if (auto got = listeners[i]->receive(timeout)) return static_cast<int>(i);
-  }
-  for (size_t i = 0; i < listeners.size(); ++i)
-    if (listeners[i]->receive(1000)) return static_cast<int>(i);
-  return -1;
+  std::vector<const TestNetns*> peers;
+  for (const auto& r : rails) peers.push_back(r.peer.get());
+  return which_peer_receives(pod, rails.at(static_cast<size_t>(k)).address.address, peers,
+                             to.value_or(target()), 40000 + k);
 }
 
 std::vector<long> RailRig::peer_rx_packets() const {

@@ -58,6 +58,8 @@ TEST_CASE("DGX H100-like: GPUs, NICs, VFs and the matrix", "[topology][fixture]"
   REQUIRE(nic0.vfs.size() == 4);
   CHECK(nic0.vfs[0].pci.address.to_string() == "0000:19:00.2");
   CHECK(nic0.vfs[3].pci.address.to_string() == "0000:19:00.5");
+  CHECK(nic0.vfs[3].vf_number == 3);
+  CHECK(nic0.pf.vf_number == -1);
   CHECK(nic0.vfs[0].netdev_name() == "ibp25s0v0");
   CHECK(nic0.vfs[0].rdma_name() == "mlx5_12");
   CHECK(nic0.vfs[0].pci.device == 0x101e);

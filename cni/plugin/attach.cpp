@@ -1,0 +1,430 @@
+#include "cni/plugin/attach.h"
+
+#include <fcntl.h>
+#include <netlink/errno.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <functional>
+
+#include "cni/plugin/config.h"
+#include "cni/plugin/device.h"
+#include "cni/plugin/ipam.h"
+#include "cni/plugin/link.h"
+#include "cni/plugin/state.h"
+#include "cni/plugin/vf.h"
+#include "cni/protocol/error.h"
+#include "sbr/netns.h"
+#include "sbr/routing.h"
+#include "topology/discover.h"
+
+namespace railyard::cni {
+namespace {
+
+using nlohmann::json;
+
+// Steps to take back, newest first, each on its own: one failing does not stop the others.
+class Undo {
+ public:
+  void push(std::string what, std::function<void()> fn) {
+    steps_.emplace_back(std::move(what), std::move(fn));
+  }
+  void run() {
+    for (auto it = steps_.rbegin(); it != steps_.rend(); ++it) {
+      try {
+        it->second();
+      } catch (const std::exception& e) {
+        spdlog::error("rollback: {} failed: {}", it->first, e.what());
+      }
+    }
+    steps_.clear();
+  }
+
+ private:
+  std::vector<std::pair<std::string, std::function<void()>>> steps_;
+};
+
+class Fd {
+ public:
+  explicit Fd(const std::string& path) : fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
+    if (fd_ < 0) throw CniError(kIoFailure, "cannot open " + path);
+  }
+  ~Fd() { ::close(fd_); }
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+// Netlink failures caused by the request (a name that exists, an MTU the device refuses) are
+// configuration errors; others are internal.
+[[noreturn]] void rethrow_netlink(const sbr::NetlinkError& e) {
+  const int n = e.nl_error();
+  throw CniError(n == NLE_EXIST || n == NLE_INVAL || n == NLE_RANGE || n == NLE_OPNOTSUPP
+                     ? kInvalidConfig
+                     : kInternal,
+                 e.what());
+}
+
+template <class F>
+auto netlink_step(F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const sbr::NetlinkError& e) {
+    rethrow_netlink(e);
+  } catch (const sbr::SbrError& e) {
+    throw CniError(kInvalidConfig, e.what());
+  }
+}
+
+void require_netns(const std::string& path) {
+  try {
+    sbr::check_netns_path(path);
+  } catch (const sbr::NetnsError& e) {
+    throw CniError(
+        e.kind() == sbr::NetnsError::Kind::kMissing ? kUnknownContainer : kInvalidEnvironment,
+        std::string("CNI_NETNS: ") + e.what());
+  }
+}
+
+bool netns_usable(const std::string& path) {
+  if (path.empty()) return false;
+  try {
+    sbr::check_netns_path(path);
+    return true;
+  } catch (const sbr::NetnsError&) {
+    return false;
+  }
+}
+
+// The network config the IPAM plugin gets: ours, with the chosen ipam section.
+json ipam_netconf(const json& config, const json& ipam) {
+  json c = config;
+  c["ipam"] = ipam;
+  c.erase("prevResult");
+  return c;
+}
+
+sbr::Plan sbr_plan(const Result& r, const std::string& ifname, int table, int priority) {
+  sbr::Plan p;
+  p.ifname = ifname;
+  p.table = table;
+  p.priority = priority;
+  for (const auto& ip : r.ips) {
+    p.addresses.push_back(ip.address);
+    if (ip.gateway) p.gateways.push_back(*ip.gateway);
+  }
+  for (const auto& rt : r.routes) {
+    if (rt.dst.is_default() && rt.gw)
+      p.gateways.push_back(*rt.gw);
+    else
+      p.routes.push_back(sbr::ExtraRoute{rt.dst, rt.gw});
+  }
+  return p;
+}
+
+// The device back in the host under its original name and settings: from the pod if it is
+// there (under the pod name, or under its host name when ADD died before renaming), else
+// wherever the kernel put it when the namespace went away.
+void give_back(const AttachmentState& st) {
+  const Fd host(std::string("/proc/self/ns/net"));
+  bool done = false;
+  auto restore_up = [&] {
+    if (!st.original_up) return;
+    sbr::RouteSocket sk;
+    change_link(sk, st.host_name, {.up = true});
+  };
+  if (netns_usable(st.netns)) {
+    sbr::in_netns(st.netns, [&] {
+      sbr::RouteSocket sk;
+      auto link = find_link(sk, st.ifname);
+      if (!link) link = find_link(sk, st.host_name);
+      if (!link) return;
+      if (st.table > 0 && st.result.is_object())
+        sbr::remove(sbr_plan(parse_result(st.result), st.ifname, st.table, st.priority));
+      flush_addresses(sk, link->index);
+      change_link(sk, link->name, {.up = false});
+      LinkChange back{.name = st.host_name, .mtu = st.original_mtu, .netns_fd = host.get()};
+      if (!st.original_mac.empty() && st.original_mac != link->mac) back.mac = st.original_mac;
+      change_link(sk, link->name, back);
+      done = true;
+    });
+  }
+  if (done) {
+    restore_up();
+    return;
+  }
+  sbr::RouteSocket sk;
+  for (const std::string& name : {st.host_name, st.ifname}) {
+    auto link = find_link(sk, name);
+    if (!link) continue;
+    // Under the pod's name means the kernel returned it; under its own name only when it never
+    // left. Anything else with the pod's name that we did not move is not ours to touch.
+    if (name == st.ifname && st.pci.empty()) return;
+    change_link(sk, name, {.up = false});
+    LinkChange back{
+        .name = name == st.host_name ? std::nullopt : std::optional<std::string>(st.host_name),
+        .mtu = st.original_mtu};
+    if (!st.original_mac.empty() && st.original_mac != link->mac) back.mac = st.original_mac;
+    change_link(sk, name, back);
+    restore_up();
+    return;
+  }
+  spdlog::info("DEL {}/{}: {} is gone with the pod's namespace", st.container_id, st.ifname,
+               st.host_name);
+}
+
+// Everything an attachment holds, released; the state file removed last, and kept when the IPAM
+// release failed so that a retried DEL can finish it.
+void release(const AttachmentState& st, const Env& env) {
+  std::optional<CniError> ipam_error;
+  if (!st.ipam.is_null()) {
+    Env ipam_env = env;
+    try {
+      ipam_exec("DEL", ipam_env, st.ipam);
+    } catch (const CniError& e) {
+      ipam_error = e;
+      spdlog::error("DEL {}/{}: {}", st.container_id, st.ifname, e.what());
+    }
+  }
+  netlink_step([&] { give_back(st); });
+  if (st.vf_number >= 0 && st.vf_original.is_object() && !st.vf_original.empty()) {
+    try {
+      sbr::RouteSocket sk;
+      restore_vf(sk, st.pf_netdev, st.vf_number, st.vf_original);
+    } catch (const std::exception& e) {
+      spdlog::error("DEL {}/{}: restoring VF {} of {}: {}", st.container_id, st.ifname,
+                    st.vf_number, st.pf_netdev, e.what());
+    }
+  }
+  if (ipam_error) throw *ipam_error;
+}
+
+}  // namespace
+
+json cmd_add(const Request& req) {
+  const NetConf conf = NetConf::parse(req.config);
+  const Env& env = req.env;
+  require_netns(env.netns);
+  const Device dev = resolve_device(conf);
+  const json ipam = ipam_for(conf, dev);
+  const StateStore store(conf.state_dir);
+  DeviceLock lock(conf.state_dir, dev.lock_key());
+  if (store.load(env.container_id, env.ifname))
+    throw CniError(kInvalidConfig, "container " + env.container_id +
+                                       " already has an attachment named " + env.ifname);
+  if (auto h = store.holder(dev.pci, dev.netdev))
+    throw CniError(kInvalidConfig, "device " + (dev.pci.empty() ? dev.netdev : dev.pci) +
+                                       " is attached to container " + h->container_id + " as " +
+                                       h->ifname);
+  if (!ipam.is_null() && find_ipam_plugin(ipam["type"], env.path).empty())
+    throw CniError(kInvalidConfig,
+                   "IPAM plugin '" + ipam["type"].get<std::string>() + "' not found in CNI_PATH");
+
+  sbr::RouteSocket host_sk;
+  const auto link = find_link(host_sk, dev.netdev);
+  if (!link)
+    throw CniError(kInvalidConfig, "device " + (dev.pci.empty() ? "" : dev.pci + " ") + "(" +
+                                       dev.netdev + ") is not in the host network namespace");
+  const bool clash = sbr::in_netns(env.netns, [&] {
+    sbr::RouteSocket sk;
+    return find_link(sk, env.ifname).has_value();
+  });
+  if (clash) throw CniError(kInvalidConfig, "the pod already has an interface named " + env.ifname);
+
+  AttachmentState st;
+  st.container_id = env.container_id;
+  st.ifname = env.ifname;
+  st.netns = env.netns;
+  st.pci = dev.pci;
+  st.host_name = dev.netdev;
+  st.original_mac = link->mac;
+  st.original_mtu = link->mtu;
+  st.original_up = link->up;
+  st.rail = dev.rail;
+  st.pf_netdev = dev.pf_netdev;
+  st.vf_number = dev.vf_number;
+  st.ipam = ipam.is_null() ? json() : negotiate_ipam_version(env, ipam_netconf(req.config, ipam));
+  store.save(st);  // before anything is touched: a crash from here on is undone by DEL
+
+  Undo undo;
+  try {
+    if (conf.vf.any_besides_mac() && dev.vf_number < 0)
+      throw CniError(kInvalidConfig, "VF settings given, but " + dev.netdev + " is not a VF");
+    if (conf.vf.any() && dev.vf_number >= 0) {
+      try {
+        st.vf_original = apply_vf(host_sk, dev.pf_netdev, dev.vf_number, conf.vf);
+        store.save(st);
+        undo.push("restore VF settings",
+                  [&] { restore_vf(host_sk, dev.pf_netdev, dev.vf_number, st.vf_original); });
+      } catch (const CniError& e) {
+        // A MAC alone still reaches the pod interface below; anything else needs the PF.
+        if (conf.vf.any_besides_mac()) throw;
+        spdlog::warn("ADD {}/{}: {}; setting the MAC on the interface only", env.container_id,
+                     env.ifname, e.what());
+      }
+    }
+    const Fd pod(env.netns);
+    const Fd host(std::string("/proc/self/ns/net"));
+    netlink_step([&] { change_link(host_sk, dev.netdev, {.up = false, .netns_fd = pod.get()}); });
+    undo.push("return the device", [&] { give_back(st); });
+
+    std::string mac;
+    netlink_step([&] {
+      sbr::in_netns(env.netns, [&] {
+        sbr::RouteSocket sk;
+        change_link(sk, dev.netdev, {.name = env.ifname});
+        if (conf.mtu) change_link(sk, env.ifname, {.mtu = *conf.mtu});
+        if (!conf.mac.empty()) change_link(sk, env.ifname, {.mac = conf.mac});
+        if (conf.arp_sysctls) {
+          const std::string base = "/proc/sys/net/ipv4/conf/" + env.ifname + "/";
+          write_sysctl(base + "arp_ignore", "1");
+          write_sysctl(base + "arp_announce", "2");
+          write_sysctl(base + "rp_filter", "0");
+        }
+        change_link(sk, env.ifname, {.up = true});
+        mac = find_link(sk, env.ifname)->mac;
+      });
+    });
+
+    Result result;
+    Interface itf{env.ifname, mac, env.netns, conf.mtu, "", dev.pci};
+    result.interfaces.push_back(itf);
+    if (!ipam.is_null()) {
+      const Result got = parse_result(ipam_exec("ADD", env, st.ipam));
+      undo.push("release the IPAM allocation", [&] { ipam_exec("DEL", env, st.ipam); });
+      for (auto ip : got.ips) {
+        ip.interface = 0;
+        result.ips.push_back(ip);
+      }
+      result.routes = got.routes;
+      result.dns = got.dns;
+    }
+    netlink_step([&] {
+      sbr::in_netns(env.netns, [&] {
+        sbr::RouteSocket sk;
+        const int ifindex = find_link(sk, env.ifname)->index;
+        for (const auto& ip : result.ips) add_address(sk, ifindex, ip.address);
+        for (const auto& rt : result.routes) add_route(sk, ifindex, rt);
+        if (conf.sbr && !result.ips.empty()) {
+          st.table =
+              dev.rail >= 0 ? conf.table_base + dev.rail : sbr::find_free_table(conf.table_base);
+          st.priority =
+              conf.priority_base + (dev.rail >= 0 ? dev.rail : st.table - conf.table_base);
+          sbr::apply(sbr_plan(result, env.ifname, st.table, st.priority));
+        }
+      });
+    });
+    st.result = to_json(result, "1.1.0");
+    st.complete = true;
+    store.save(st);
+    spdlog::info("ADD {}/{}: {} ({}) rail {} -> {}", env.container_id, env.ifname, dev.netdev,
+                 dev.pci, dev.rail, env.ifname);
+    return to_json(result, req.version);
+  } catch (...) {
+    undo.run();
+    store.remove(env.container_id, env.ifname);
+    throw;
+  }
+}
+
+void cmd_del(const Request& req) {
+  const NetConf conf = NetConf::parse(req.config);
+  const StateStore store(conf.state_dir);
+  auto st = store.load(req.env.container_id, req.env.ifname);
+  if (!st) {
+    // No record (never added, already deleted, or the state was lost): the IP may still be held.
+    json ipam = conf.ipam;
+    try {
+      ipam = ipam_for(conf, resolve_device(conf));
+    } catch (const CniError&) {
+      // The device may be gone too; the network's own ipam is what is left to try.
+    }
+    if (!ipam.is_null() && !find_ipam_plugin(ipam.value("type", ""), req.env.path).empty())
+      ipam_exec("DEL", req.env, negotiate_ipam_version(req.env, ipam_netconf(req.config, ipam)));
+    return;
+  }
+  DeviceLock lock(conf.state_dir, st->pci.empty() ? "netdev-" + st->host_name : st->pci);
+  release(*st, req.env);
+  store.remove(st->container_id, st->ifname);
+  spdlog::info("DEL {}/{}: {} returned to the host", st->container_id, st->ifname, st->host_name);
+}
+
+void cmd_check(const Request& req) {
+  const NetConf conf = NetConf::parse(req.config);
+  const StateStore store(conf.state_dir);
+  auto st = store.load(req.env.container_id, req.env.ifname);
+  if (!st || !st->complete)
+    throw CniError(kCheckFailed,
+                   "no attachment " + req.env.ifname + " for container " + req.env.container_id);
+  require_netns(req.env.netns);
+  std::vector<std::string> diffs;
+  const Result recorded = parse_result(st->result);
+  const Result& expected = req.prev_result ? *req.prev_result : recorded;
+  netlink_step([&] {
+    sbr::in_netns(req.env.netns, [&] {
+      sbr::RouteSocket sk;
+      auto link = find_link(sk, req.env.ifname);
+      if (!link) {
+        diffs.push_back("interface " + req.env.ifname + " is missing");
+        return;
+      }
+      if (!link->up) diffs.push_back(req.env.ifname + " is down");
+      if (conf.mtu && link->mtu != *conf.mtu)
+        diffs.push_back("MTU is " + std::to_string(link->mtu) + ", expected " +
+                        std::to_string(*conf.mtu));
+      for (const auto& ip : expected.ips)
+        if (!has_address(sk, link->index, ip.address))
+          diffs.push_back("address " + ip.address.to_string() + " is missing");
+      if (st->table > 0)
+        for (auto& d : sbr::check(sbr_plan(expected, req.env.ifname, st->table, st->priority)))
+          diffs.push_back(d);
+    });
+  });
+  if (diffs.empty()) return;
+  std::string msg = req.env.ifname + " differs: ";
+  for (size_t i = 0; i < diffs.size(); ++i) msg += (i ? "; " : "") + diffs[i];
+  throw CniError(kCheckFailed, msg);
+}
+
+void cmd_status(const Request& req) {
+  const NetConf conf = NetConf::parse(req.config);
+  std::vector<json> ipams;
+  if (!conf.ipam.is_null()) ipams.push_back(conf.ipam);
+  if (conf.rails.is_object())
+    for (const auto& [k, v] : conf.rails.items()) ipams.push_back(v);
+  for (const auto& ipam : ipams)
+    if (find_ipam_plugin(ipam["type"], req.env.path).empty())
+      throw CniError(kPluginNotAvailable,
+                     "IPAM plugin '" + ipam["type"].get<std::string>() + "' not found in CNI_PATH");
+  if (!conf.device.empty() || !conf.device_id.empty())
+    resolve_device(conf);  // throws when it is not there
+}
+
+void cmd_gc(const Request& req) {
+  const NetConf conf = NetConf::parse(req.config);
+  const StateStore store(conf.state_dir);
+  const json valid = req.config.value("cni.dev/valid-attachments", json::array());
+  if (!valid.is_array())
+    throw CniError(kInvalidConfig, "'cni.dev/valid-attachments' must be a list");
+  for (const auto& st : store.all()) {
+    const bool keep = std::any_of(valid.begin(), valid.end(), [&](const json& a) {
+      return a.is_object() && a.value("containerID", "") == st.container_id &&
+             a.value("ifname", "") == st.ifname;
+    });
+    if (keep) continue;
+    spdlog::info("GC {}/{}: not a valid attachment, releasing it", st.container_id, st.ifname);
+    DeviceLock lock(conf.state_dir, st.pci.empty() ? "netdev-" + st.host_name : st.pci);
+    Env env = req.env;
+    env.container_id = st.container_id;
+    env.ifname = st.ifname;
+    env.netns = st.netns;
+    ::setenv("CNI_CONTAINERID", st.container_id.c_str(), 1);  // the IPAM plugin reads these
+    ::setenv("CNI_IFNAME", st.ifname.c_str(), 1);
+    ::setenv("CNI_NETNS", st.netns.c_str(), 1);
+    release(st, env);
+    store.remove(st.container_id, st.ifname);
+  }
+}
+
+}  // namespace railyard::cni

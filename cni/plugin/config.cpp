@@ -1,0 +1,137 @@
+#include "cni/plugin/config.h"
+
+#include "cni/protocol/error.h"
+#include "topology/pci_address.h"
+
+namespace railyard::cni {
+namespace {
+
+using nlohmann::json;
+
+[[noreturn]] void bad(const std::string& msg) {
+  throw CniError(kInvalidConfig, msg);
+}
+
+std::string str(const json& j, const char* key) {
+  if (!j.contains(key) || j[key].is_null()) return "";
+  if (!j[key].is_string()) bad(std::string("'") + key + "' must be a string");
+  return j[key].get<std::string>();
+}
+
+std::optional<int> integer(const json& j, const char* key, int min, int max) {
+  if (!j.contains(key) || j[key].is_null()) return std::nullopt;
+  if (!j[key].is_number_integer() || j[key].get<int64_t>() < min || j[key].get<int64_t>() > max)
+    bad(std::string("'") + key + "' must be an integer from " + std::to_string(min) + " to " +
+        std::to_string(max));
+  return j[key].get<int>();
+}
+
+std::optional<bool> boolean(const json& j, const char* key) {
+  if (!j.contains(key) || j[key].is_null()) return std::nullopt;
+  if (j[key].is_boolean()) return j[key].get<bool>();
+  // sriov-cni takes "on"/"off" for spoofchk and trust.
+  if (j[key].is_string() && (j[key] == "on" || j[key] == "off")) return j[key] == "on";
+  bad(std::string("'") + key + "' must be true/false or \"on\"/\"off\"");
+}
+
+bool valid_mac(const std::string& m) {
+  if (m.size() != 17) return false;
+  for (size_t i = 0; i < m.size(); ++i) {
+    if (i % 3 == 2) {
+      if (m[i] != ':') return false;
+    } else if (!std::isxdigit(static_cast<unsigned char>(m[i]))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+bool VfSettings::any_besides_mac() const {
+  return vlan || vlan_qos || !vlan_proto.empty() || spoofchk || trust || !link_state.empty() ||
+         min_tx_rate || max_tx_rate;
+}
+
+bool VfSettings::any() const {
+  return any_besides_mac() || !mac.empty();
+}
+
+NetConf NetConf::parse(const json& j) {
+  NetConf c;
+  c.name = str(j, "name");
+  const json rc = j.contains("runtimeConfig") && j["runtimeConfig"].is_object() ? j["runtimeConfig"]
+                                                                                : json::object();
+  c.device_id = str(rc, "deviceID");
+  if (c.device_id.empty()) c.device_id = str(j, "deviceID");
+  if (c.device_id.empty()) c.device_id = str(j, "pciBusID");
+  c.device = str(j, "device");
+  if (!c.device_id.empty() && !topology::PciAddress::parse(c.device_id))
+    bad("deviceID '" + c.device_id + "' is not a PCI address (DDDD:BB:DD.F)");
+  if (c.device_id.empty() && c.device.empty())
+    bad("no device: set deviceID (Multus does, from the device plugin) or device");
+
+  c.vf.vlan = integer(j, "vlan", 0, 4094);
+  c.vf.vlan_qos = integer(j, "vlanQoS", 0, 7);
+  c.vf.vlan_proto = str(j, "vlanProto");
+  if (!c.vf.vlan_proto.empty() && c.vf.vlan_proto != "802.1q" && c.vf.vlan_proto != "802.1Q" &&
+      c.vf.vlan_proto != "802.1ad" && c.vf.vlan_proto != "802.1AD")
+    bad("'vlanProto' must be 802.1q or 802.1ad");
+  if ((c.vf.vlan_qos || !c.vf.vlan_proto.empty()) && !c.vf.vlan)
+    bad("'vlanQoS' and 'vlanProto' need 'vlan'");
+  c.vf.spoofchk = boolean(j, "spoofchk");
+  c.vf.trust = boolean(j, "trust");
+  c.vf.link_state = str(j, "link_state");
+  if (!c.vf.link_state.empty() && c.vf.link_state != "auto" && c.vf.link_state != "enable" &&
+      c.vf.link_state != "disable")
+    bad("'link_state' must be auto, enable or disable");
+  c.vf.min_tx_rate = integer(j, "min_tx_rate", 0, 1000000000);
+  c.vf.max_tx_rate = integer(j, "max_tx_rate", 0, 1000000000);
+  if (c.vf.min_tx_rate && c.vf.max_tx_rate && *c.vf.max_tx_rate &&
+      *c.vf.min_tx_rate > *c.vf.max_tx_rate)
+    bad("'min_tx_rate' is above 'max_tx_rate'");
+  c.mac = str(rc, "mac");
+  if (c.mac.empty()) c.mac = str(j, "mac");
+  if (!c.mac.empty() && !valid_mac(c.mac)) bad("mac '" + c.mac + "' is not a MAC address");
+  c.vf.mac = c.mac;
+  c.mtu = integer(j, "mtu", 68, 65535);
+
+  if (j.contains("arp")) {
+    if (!j["arp"].is_boolean()) bad("'arp' must be true or false");
+    c.arp_sysctls = j["arp"].get<bool>();
+  }
+  if (j.contains("sbr") && !j["sbr"].is_null()) {
+    const json& s = j["sbr"];
+    if (s.is_boolean()) {
+      c.sbr = s.get<bool>();
+    } else if (s.is_object()) {
+      c.table_base = integer(s, "tableBase", 1, 0x7fff0000).value_or(100);
+      c.priority_base = integer(s, "priorityBase", 1, 32000).value_or(1000);
+    } else {
+      bad("'sbr' must be true, false or {\"tableBase\": N, \"priorityBase\": N}");
+    }
+  }
+  if (j.contains("ipam") && !j["ipam"].is_null()) {
+    if (!j["ipam"].is_object()) bad("'ipam' must be an object");
+    c.ipam = j["ipam"];
+  }
+  if (j.contains("rails") && !j["rails"].is_null()) {
+    if (!j["rails"].is_object())
+      bad("'rails' must be a map of rail (index or name) to IPAM config");
+    for (const auto& [k, v] : j["rails"].items())
+      if (!v.is_object() || !v.contains("type") || !v["type"].is_string())
+        bad("rails[\"" + k + "\"] must be an IPAM config with a 'type'");
+    c.rails = j["rails"];
+  }
+  for (const json* ipam : {&c.ipam}) {
+    if (ipam->is_null()) continue;
+    if (!ipam->contains("type") || !(*ipam)["type"].is_string() ||
+        (*ipam)["type"].get<std::string>().empty())
+      bad("'ipam' needs a 'type'");
+  }
+  c.state_dir = str(j, "stateDir");
+  if (c.state_dir.empty()) c.state_dir = "/var/lib/cni/railyard";
+  return c;
+}
+
+}  // namespace railyard::cni

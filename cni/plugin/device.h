@@ -1,0 +1,29 @@
+// Which host netdev the attachment is about, and its rail, from topology/ (the same answer the
+// device plugin gives). sysfs is read under RAILYARD_SYSFS_ROOT, the rails file from
+// RAILYARD_RAILS_FILE (default /etc/railyard/rails.json).
+#pragma once
+
+#include <string>
+
+#include "cni/plugin/config.h"
+
+namespace railyard::cni {
+
+struct Device {
+  std::string pci;     // empty when given by netdev name and not found in sysfs
+  std::string netdev;  // its name in the host network namespace now
+  int rail = -1;
+  std::string rail_key;  // for the `rails` map: rail index
+  std::string pf_rdma, pf_netdev;
+  int vf_number = -1;  // -1: not a VF (a PF, or any netdev)
+  std::string lock_key() const { return pci.empty() ? "netdev-" + netdev : pci; }
+};
+
+// Throws CniError(kInvalidConfig) when the device is not there or has no netdev.
+Device resolve_device(const NetConf& conf);
+
+// The IPAM config for this device: rails[rail index], rails[PF RDMA name], rails[PF netdev],
+// else the network's ipam.
+nlohmann::json ipam_for(const NetConf& conf, const Device& dev);
+
+}  // namespace railyard::cni

@@ -1,0 +1,40 @@
+// Network interface operations over libnl-route-3, in the calling thread's network namespace.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "cni/protocol/result.h"
+#include "sbr/ip.h"
+#include "sbr/netlink.h"
+
+namespace railyard::cni {
+
+struct LinkInfo {
+  int index = 0;
+  std::string name;
+  std::string mac;
+  int mtu = 0;
+  bool up = false;
+};
+
+struct LinkChange {
+  std::optional<std::string> name;
+  std::optional<int> mtu;
+  std::optional<std::string> mac;
+  std::optional<bool> up;
+  int netns_fd = -1;  // move into this namespace
+};
+
+std::optional<LinkInfo> find_link(const sbr::RouteSocket& sk, const std::string& name);
+// Throws sbr::NetlinkError (nl_error(): NLE_EXIST for a name clash, NLE_INVAL/NLE_RANGE for an MTU
+// the device refuses, ...).
+void change_link(const sbr::RouteSocket& sk, const std::string& name, const LinkChange& change);
+void add_address(const sbr::RouteSocket& sk, int ifindex, const sbr::IpPrefix& address);
+void flush_addresses(const sbr::RouteSocket& sk, int ifindex);
+bool has_address(const sbr::RouteSocket& sk, int ifindex, const sbr::IpPrefix& address);
+void add_route(const sbr::RouteSocket& sk, int ifindex, const Route& route);
+// /proc/sys/net/... of the calling thread's namespace. Throws std::runtime_error.
+void write_sysctl(const std::string& path, const std::string& value);
+
+}  // namespace railyard::cni

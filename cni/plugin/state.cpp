@@ -1,0 +1,142 @@
+#include "cni/plugin/state.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "cni/protocol/error.h"
+
+namespace railyard::cni {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+json AttachmentState::to_json() const {
+  return {{"containerID", container_id},
+          {"ifname", ifname},
+          {"netns", netns},
+          {"pci", pci},
+          {"hostName", host_name},
+          {"originalMac", original_mac},
+          {"originalMtu", original_mtu},
+          {"originalUp", original_up},
+          {"rail", rail},
+          {"table", table},
+          {"priority", priority},
+          {"pfNetdev", pf_netdev},
+          {"vfNumber", vf_number},
+          {"vfOriginal", vf_original},
+          {"ipam", ipam},
+          {"result", result},
+          {"complete", complete}};
+}
+
+AttachmentState AttachmentState::from_json(const json& j) {
+  AttachmentState s;
+  s.container_id = j.at("containerID");
+  s.ifname = j.at("ifname");
+  s.netns = j.value("netns", "");
+  s.pci = j.value("pci", "");
+  s.host_name = j.at("hostName");
+  s.original_mac = j.value("originalMac", "");
+  s.original_mtu = j.value("originalMtu", 0);
+  s.original_up = j.value("originalUp", false);
+  s.rail = j.value("rail", -1);
+  s.table = j.value("table", 0);
+  s.priority = j.value("priority", 0);
+  s.pf_netdev = j.value("pfNetdev", "");
+  s.vf_number = j.value("vfNumber", -1);
+  s.vf_original = j.value("vfOriginal", json());
+  s.ipam = j.value("ipam", json());
+  s.result = j.value("result", json());
+  s.complete = j.value("complete", false);
+  return s;
+}
+
+StateStore::StateStore(std::string dir) : dir_(std::move(dir)) {}
+
+std::string StateStore::path(const std::string& container_id, const std::string& ifname) const {
+  // Both were validated (container ID: [A-Za-z0-9_.-], ifname: no '/'), so this stays in dir_.
+  return dir_ + "/" + container_id + "_" + ifname + ".json";
+}
+
+std::optional<AttachmentState> StateStore::load(const std::string& container_id,
+                                                const std::string& ifname) const {
+  std::ifstream in(path(container_id, ifname));
+  if (!in) return std::nullopt;
+  try {
+    return AttachmentState::from_json(json::parse(in));
+  } catch (const std::exception& e) {
+    throw CniError(kIoFailure,
+                   "state file " + path(container_id, ifname) + " is corrupt: " + e.what());
+  }
+}
+
+void StateStore::save(const AttachmentState& s) const {
+  std::error_code ec;
+  fs::create_directories(dir_, ec);
+  const std::string final_path = path(s.container_id, s.ifname);
+  const std::string tmp = final_path + ".tmp";
+  const std::string text = s.to_json().dump(2) + "\n";
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) throw CniError(kIoFailure, "cannot write state " + tmp + ": " + std::strerror(errno));
+  const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
+                  ::fsync(fd) == 0;
+  ::close(fd);
+  if (!ok || ::rename(tmp.c_str(), final_path.c_str()) != 0) {
+    ::unlink(tmp.c_str());
+    throw CniError(kIoFailure, "cannot write state " + final_path + ": " + std::strerror(errno));
+  }
+  if (int dfd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+}
+
+void StateStore::remove(const std::string& container_id, const std::string& ifname) const {
+  ::unlink(path(container_id, ifname).c_str());
+}
+
+std::vector<AttachmentState> StateStore::all() const {
+  std::vector<AttachmentState> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir_, ec)) {
+    if (e.path().extension() != ".json") continue;
+    std::ifstream in(e.path());
+    try {
+      out.push_back(AttachmentState::from_json(json::parse(in)));
+    } catch (const std::exception&) {
+      // A corrupt file names no attachment we could clean up; leave it for a person to see.
+    }
+  }
+  return out;
+}
+
+std::optional<AttachmentState> StateStore::holder(const std::string& pci,
+                                                  const std::string& host_name) const {
+  for (auto& s : all())
+    if ((!pci.empty() && s.pci == pci) || (pci.empty() && s.host_name == host_name)) return s;
+  return std::nullopt;
+}
+
+DeviceLock::DeviceLock(const std::string& dir, const std::string& key) {
+  std::error_code ec;
+  fs::create_directories(dir + "/locks", ec);
+  const std::string p = dir + "/locks/" + key + ".lock";
+  fd_ = ::open(p.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd_ < 0) throw CniError(kIoFailure, "cannot open lock " + p + ": " + std::strerror(errno));
+  while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+  }
+}
+
+DeviceLock::~DeviceLock() {
+  ::close(fd_);
+}
+
+}  // namespace railyard::cni

@@ -1,0 +1,60 @@
+// What railyard-cni knows about an attachment, written before it touches anything so that DEL
+// can put everything back even after a crash mid-ADD. One JSON file per (container, ifname),
+// written atomically (temp file, fsync, rename, fsync of the directory). A per-device lock
+// serialises everything done to one device.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace railyard::cni {
+
+struct AttachmentState {
+  std::string container_id, ifname, netns;
+  std::string pci, host_name;  // the device and its name in the host
+  std::string original_mac;
+  int original_mtu = 0;
+  bool original_up = false;
+  int rail = -1, table = 0, priority = 0;
+  std::string pf_netdev;
+  int vf_number = -1;
+  nlohmann::json vf_original;  // the VF's admin settings before ADD, when changed
+  nlohmann::json ipam;         // the network config given to the IPAM plugin (null: none)
+  nlohmann::json result;       // the result returned to the runtime (once ADD completed)
+  bool complete = false;       // false while ADD is under way
+
+  nlohmann::json to_json() const;
+  static AttachmentState from_json(const nlohmann::json& j);
+};
+
+class StateStore {
+ public:
+  explicit StateStore(std::string dir);
+  std::optional<AttachmentState> load(const std::string& container_id,
+                                      const std::string& ifname) const;
+  void save(const AttachmentState& s) const;  // atomic
+  void remove(const std::string& container_id, const std::string& ifname) const;
+  std::vector<AttachmentState> all() const;
+  // The attachment that holds this device, if any.
+  std::optional<AttachmentState> holder(const std::string& pci, const std::string& host_name) const;
+
+ private:
+  std::string path(const std::string& container_id, const std::string& ifname) const;
+  std::string dir_;
+};
+
+// An exclusive flock on <dir>/locks/<key>.lock for the lifetime of the object.
+class DeviceLock {
+ public:
+  DeviceLock(const std::string& dir, const std::string& key);
+  ~DeviceLock();
+  DeviceLock(const DeviceLock&) = delete;
+  DeviceLock& operator=(const DeviceLock&) = delete;
+
+ private:
+  int fd_;
+};
+
+}  // namespace railyard::cni

@@ -1,0 +1,411 @@
+// railyard-cni driven exactly as a runtime drives it (env + stdin, CNI_PATH with Debian's
+// host-local and static IPAM), on a simulated node: 8 rails in and out of a pod, traffic, CHECK,
+// faults at each step, crashes, storms, and bad input.
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "sbr/ip.h"
+#include "test/support/cni_rig.h"
+
+using namespace railyard::testing;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+int code_of(const RunResult& r) {
+  if (r.exit_code == 0) return 0;
+  auto j = json::parse(r.out, nullptr, false);
+  return j.is_object() ? j.value("code", -1) : -1;
+}
+
+size_t files_in(const std::string& dir) {
+  if (!fs::exists(dir)) return 0;
+  size_t n = 0;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file() && e.path().extension() != ".lock" && e.path().filename() != "lock")
+      ++n;
+  return n;
+}
+
+// host-local's allocations: one file per IP under dataDir/<network name>/.
+size_t ipam_allocations(const CniRig& rig) {
+  size_t n = 0;
+  const fs::path d = fs::path(rig.ipam_dir()) / "rails";
+  if (!fs::exists(d)) return 0;
+  for (const auto& e : fs::directory_iterator(d))
+    if (railyard::sbr::IpAddress::parse(e.path().filename().string())) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("8 rails attached to one pod and detached: results, traffic, and the node as before",
+          "[cni][netns]") {
+  CniRig rig(8);
+  TestNetns pod("pod");
+  const std::string node_before = rig.node_links(), pod_before = CniRig::snapshot(pod);
+
+  for (int k = 0; k < 8; ++k) {
+    const std::string ifname = "net" + std::to_string(k + 1), n = std::to_string(k);
+    auto r = rig.cni("ADD", pod, ifname, rig.config(k, "1.1.0"));
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    const json res = json::parse(r.out);
+    CHECK(res["cniVersion"] == "1.1.0");
+    REQUIRE(res["interfaces"].size() == 1);
+    CHECK(res["interfaces"][0]["name"] == ifname);
+    CHECK(res["interfaces"][0]["sandbox"] == pod.path());
+    CHECK(res["interfaces"][0]["pciID"] == rig.vf_pci[k]);
+    const std::string mac = res["interfaces"][0]["mac"];
+    CHECK(mac == json::parse(pod.ip("-j link show dev " + ifname))[0]["address"]);
+    CHECK(res["ips"] ==
+          json::parse(R"([{"address": "10.10.)" + n + R"(.2/24", "gateway": "10.10.)" + n +
+                      R"(.1", "interface": 0}])"));
+    CHECK(res["dns"] == json::object());
+  }
+  // The VFs left the node; the pod has them, named, up, addressed, with their rail's table.
+  for (int k = 0; k < 8; ++k) {
+    const std::string n = std::to_string(k), ifname = "net" + std::to_string(k + 1);
+    CHECK_THROWS(rig.node.ip("link show dev ryvf" + n));
+    CHECK_THAT(pod.ip("-o addr show dev " + ifname), Catch::Contains("inet 10.10." + n + ".2/24"));
+    CHECK(pod.ip("rule show priority " + std::to_string(1000 + k)) ==
+          std::to_string(1000 + k) + ":\tfrom 10.10." + n + ".2 lookup " + std::to_string(100 + k) +
+              "\n");
+    CHECK(pod.ip("route show table " + std::to_string(100 + k)) ==
+          "default via 10.10." + n + ".1 dev " + ifname + " proto static\n10.10." + n +
+              ".0/24 dev " + ifname + " proto static scope link src 10.10." + n + ".2\n");
+    CHECK(sh("ip netns exec " + pod.name() + " cat /proc/sys/net/ipv4/conf/" + ifname +
+             "/arp_ignore") == "1\n");
+    CHECK(sh("ip netns exec " + pod.name() + " cat /proc/sys/net/ipv4/conf/" + ifname +
+             "/arp_announce") == "2\n");
+  }
+  std::vector<const TestNetns*> peers;
+  for (const auto& p : rig.peers) peers.push_back(p.get());
+  const auto remote = *railyard::sbr::IpAddress::parse("10.99.0.1");
+  for (int k = 0; k < 8; ++k)
+    CHECK(which_peer_receives(pod,
+                              *railyard::sbr::IpAddress::parse("10.10." + std::to_string(k) + ".2"),
+                              peers, remote, 41000 + k) == k);
+  for (int k = 0; k < 8; ++k) {
+    auto r = rig.cni("CHECK", pod, "net" + std::to_string(k + 1), rig.config(k));
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 0);
+  }
+  CHECK(ipam_allocations(rig) == 8);
+
+  for (int k = 0; k < 8; ++k) {
+    auto r = rig.cni("DEL", pod, "net" + std::to_string(k + 1), rig.config(k));
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 0);
+  }
+  CHECK(rig.node_links() == node_before);
+  CHECK(CniRig::snapshot(pod) == pod_before);
+  CHECK(ipam_allocations(rig) == 0);
+  CHECK(files_in(rig.state_dir()) == 0);
+}
+
+TEST_CASE("static IPAM, MTU, MAC, and CHECK naming what changed", "[cni][netns]") {
+  CniRig rig(1);
+  TestNetns pod("pod");
+  json cfg = rig.config(0);
+  cfg.erase("rails");
+  cfg["ipam"] = {{"type", "static"},
+                 {"addresses", {{{"address", "10.10.0.7/24"}, {"gateway", "10.10.0.1"}}}}};
+  cfg["mtu"] = 9000;
+  cfg["mac"] = "02:aa:bb:cc:dd:01";
+  auto r = rig.cni("ADD", pod, "rail0", cfg);
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  auto link = json::parse(pod.ip("-j link show dev rail0"))[0];
+  CHECK(link["mtu"] == 9000);
+  CHECK(link["address"] == "02:aa:bb:cc:dd:01");
+  CHECK(json::parse(r.out)["ips"][0]["address"] == "10.10.0.7/24");
+  CHECK(rig.cni("CHECK", pod, "rail0", cfg).exit_code == 0);
+  pod.ip("addr del 10.10.0.7/24 dev rail0");
+  pod.ip("link set rail0 mtu 1500");
+  auto c = rig.cni("CHECK", pod, "rail0", cfg);
+  CHECK(code_of(c) == 100);
+  CHECK_THAT(c.out, Catch::Contains("MTU is 1500, expected 9000"));
+  CHECK_THAT(c.out, Catch::Contains("address 10.10.0.7/24 is missing"));
+  CHECK(rig.cni("DEL", pod, "rail0", cfg).exit_code == 0);
+  auto back = json::parse(rig.node.ip("-j link show dev ryvf0"))[0];
+  CHECK(back["mtu"] == 1500);
+  CHECK(back["address"] != "02:aa:bb:cc:dd:01");
+}
+
+TEST_CASE("DEL is idempotent and best effort", "[cni][netns]") {
+  CniRig rig(2);
+  const std::string node_before = rig.node_links();
+  SECTION("twice") {
+    TestNetns pod("pod");
+    REQUIRE(rig.cni("ADD", pod, "net1", rig.config(0)).exit_code == 0);
+    CHECK(rig.cni("DEL", pod, "net1", rig.config(0)).exit_code == 0);
+    CHECK(rig.cni("DEL", pod, "net1", rig.config(0)).exit_code == 0);
+    CHECK(rig.node_links() == node_before);
+  }
+  SECTION("with the pod's namespace gone: the state and the IP are released") {
+    auto pod = std::make_unique<TestNetns>("pod");
+    REQUIRE(rig.cni("ADD", *pod, "net1", rig.config(0)).exit_code == 0);
+    const std::string path = pod->path();
+    pod.reset();  // the veth standing in for the VF dies with it (a real VF returns to the host)
+    auto r = run({"ip", "netns", "exec", rig.node.name(), RAILYARD_BIN_DIR "/railyard-cni"},
+                 {{"CNI_COMMAND", "DEL"},
+                  {"CNI_CONTAINERID", "ctr1"},
+                  {"CNI_NETNS", path},
+                  {"CNI_IFNAME", "net1"},
+                  {"CNI_PATH", "/usr/lib/cni"},
+                  {"RAILYARD_SYSFS_ROOT", (rig.dir.path() / "root").string()},
+                  {"RAILYARD_RAILS_FILE", (rig.dir.path() / "rails.json").string()}},
+                 rig.config(0).dump());
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(files_in(rig.state_dir()) == 0);
+    CHECK(ipam_allocations(rig) == 0);
+  }
+  SECTION("with the state lost: the IP is still released") {
+    TestNetns pod("pod");
+    REQUIRE(rig.cni("ADD", pod, "net1", rig.config(0)).exit_code == 0);
+    fs::remove_all(rig.state_dir());
+    CHECK(ipam_allocations(rig) == 1);
+    CHECK(rig.cni("DEL", pod, "net1", rig.config(0)).exit_code == 0);
+    CHECK(ipam_allocations(rig) == 0);
+  }
+  SECTION("for an attachment that never was") {
+    TestNetns pod("pod");
+    CHECK(rig.cni("DEL", pod, "net5", rig.config(1)).exit_code == 0);
+  }
+}
+
+TEST_CASE("a failure at each ADD step leaves the node and the pod as they were", "[cni][netns]") {
+  SECTION("IPAM fails") {
+    CniRig rig(1);
+    TestNetns pod("pod");
+    const std::string node_before = rig.node_links(), pod_before = CniRig::snapshot(pod);
+    json cfg = rig.config(0);
+    cfg["rails"]["0"]["ranges"][0][0]["rangeStart"] = "10.77.0.2";  // outside its subnet
+    auto r = rig.cni("ADD", pod, "net1", cfg);
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.out, Catch::Contains("IPAM host-local ADD"));
+    CHECK(rig.node_links() == node_before);
+    CHECK(CniRig::snapshot(pod) == pod_before);
+    CHECK(files_in(rig.state_dir()) == 0);
+  }
+  SECTION("the pod name is taken") {
+    CniRig rig(1);
+    TestNetns pod("pod");
+    pod.ip("link add net1 type veth peer name other");
+    const std::string node_before = rig.node_links(), pod_before = CniRig::snapshot(pod);
+    auto r = rig.cni("ADD", pod, "net1", rig.config(0));
+    CHECK(code_of(r) == 7);
+    CHECK_THAT(r.out, Catch::Contains("the pod already has an interface named net1"));
+    CHECK(rig.node_links() == node_before);
+    CHECK(CniRig::snapshot(pod) == pod_before);
+  }
+  SECTION("an MTU the device refuses") {
+    CniRig rig(1, /*macvlan_vf=*/true);  // a macvlan cannot exceed its parent's 1500
+    TestNetns pod("pod");
+    const std::string node_before = rig.node_links(), pod_before = CniRig::snapshot(pod);
+    json cfg = rig.config(0);
+    cfg["mtu"] = 9000;
+    auto r = rig.cni("ADD", pod, "net1", cfg);
+    INFO(r.out << r.err);
+    CHECK(code_of(r) == 7);
+    CHECK_THAT(r.out, Catch::Contains("mtu 9000"));
+    CHECK(rig.node_links() == node_before);
+    CHECK(CniRig::snapshot(pod) == pod_before);
+    CHECK(ipam_allocations(rig) == 0);
+  }
+  SECTION("VF settings the PF refuses (it reports no VFs over netlink)") {
+    CniRig rig(1);
+    TestNetns pod("pod");
+    const std::string node_before = rig.node_links();
+    json cfg = rig.config(0);
+    cfg["vlan"] = 100;
+    cfg["spoofchk"] = "off";
+    auto r = rig.cni("ADD", pod, "net1", cfg);
+    CHECK(code_of(r) == 7);
+    CHECK_THAT(r.out, Catch::Contains("PF rypf0 reports no VF 0 over netlink"));
+    CHECK(rig.node_links() == node_before);
+    CHECK(files_in(rig.state_dir()) == 0);
+  }
+}
+
+TEST_CASE("killed in the middle of ADD, then DEL: everything is back", "[cni][netns]") {
+  CniRig rig(1);
+  TestNetns pod("pod");
+  const std::string node_before = rig.node_links(), pod_before = CniRig::snapshot(pod);
+  // An IPAM plugin that tells us it is running, then never answers ADD (DEL answers at once).
+  const fs::path bin = rig.dir.path() / "bin", fifo = rig.dir.path() / "ipam-running";
+  fs::create_directories(bin);
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  {
+    std::ofstream s(bin / "hang-ipam");
+    s << "#!/bin/sh\n[ \"$CNI_COMMAND\" = ADD ] || exit 0\necho running > " << fifo.string()
+      << "\nexec sleep 600\n";
+  }
+  fs::permissions(bin / "hang-ipam", fs::perms::owner_all);
+  json cfg = rig.config(0);
+  cfg.erase("rails");
+  cfg["ipam"] = {{"type", "hang-ipam"}};
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    rig.cni("ADD", pod, "net1", cfg, "ctr1", bin.string());
+    ::_exit(0);
+  }
+  ::setpgid(pid, pid);
+  {
+    std::ifstream ready(fifo);  // opens when the IPAM plugin has started: the VF is in the pod
+    std::string line;
+    std::getline(ready, line);
+    CHECK(line == "running");
+  }
+  CHECK_THROWS(rig.node.ip("link show dev ryvf0"));
+  ::kill(-pid, SIGKILL);  // railyard-cni, ip netns exec, the IPAM plugin
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  auto r = rig.cni("DEL", pod, "net1", cfg, "ctr1", bin.string());
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(rig.node_links() == node_before);
+  CHECK(CniRig::snapshot(pod) == pod_before);
+  CHECK(files_in(rig.state_dir()) == 0);
+}
+
+TEST_CASE("16 parallel ADD/DEL storms on 2 shared devices: never attached twice, nothing leaked",
+          "[cni][netns]") {
+  CniRig rig(2);
+  const std::string node_before = rig.node_links();
+  std::vector<std::unique_ptr<TestNetns>> pods;
+  for (int i = 0; i < 16; ++i)
+    pods.push_back(std::make_unique<TestNetns>("pod" + std::to_string(i)));
+  std::atomic<int> added{0}, refused{0}, bad{0};
+  std::vector<std::thread> workers;
+  for (int i = 0; i < 16; ++i) {
+    workers.emplace_back([&, i] {
+      for (int round = 0; round < 3; ++round) {
+        const int rail = i % 2;
+        const std::string ctr = "storm" + std::to_string(i) + "-" + std::to_string(round);
+        auto r = rig.cni("ADD", *pods[i], "net1", rig.config(rail), ctr);
+        if (r.exit_code == 0) {
+          ++added;
+          if (rig.cni("DEL", *pods[i], "net1", rig.config(rail), ctr).exit_code != 0) ++bad;
+        } else if (code_of(r) == 7 &&
+                   (r.out.find("is attached to container") != std::string::npos ||
+                    r.out.find("is not in the host network namespace") != std::string::npos)) {
+          ++refused;
+        } else {
+          ++bad;
+        }
+      }
+    });
+  }
+  for (auto& w : workers) w.join();
+  CHECK(bad == 0);
+  CHECK(added + refused == 48);
+  CHECK(added >= 2);
+  CHECK(rig.node_links() == node_before);
+  for (const auto& p : pods)
+    CHECK(p->ip("-o link show") ==
+          "1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536 qdisc noqueue state UNKNOWN mode DEFAULT group "
+          "default qlen 1000\\    link/loopback 00:00:00:00:00:00 brd 00:00:00:00:00:00\n");
+  CHECK(files_in(rig.state_dir()) == 0);
+  CHECK(ipam_allocations(rig) == 0);
+}
+
+TEST_CASE("bad input: the right code and message, nothing touched", "[cni][netns]") {
+  CniRig rig(1);
+  TestNetns pod("pod");
+  pod.ip("link add net9 type veth peer name net9p");
+  const std::string node_before = rig.node_links(), pod_before = CniRig::snapshot(pod);
+  auto expect = [&](const RunResult& r, int code, const std::string& part) {
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 1);
+    CHECK(code_of(r) == code);
+    CHECK_THAT(r.out, Catch::Contains(part));
+  };
+  auto run_raw = [&](std::map<std::string, std::string> env, const std::string& in) {
+    std::map<std::string, std::string> base = {
+        {"CNI_COMMAND", "ADD"},
+        {"CNI_CONTAINERID", "ctr1"},
+        {"CNI_NETNS", pod.path()},
+        {"CNI_IFNAME", "net1"},
+        {"CNI_PATH", "/usr/lib/cni"},
+        {"RAILYARD_SYSFS_ROOT", (rig.dir.path() / "root").string()},
+        {"RAILYARD_RAILS_FILE", (rig.dir.path() / "rails.json").string()}};
+    for (auto& [k, v] : env) {
+      if (v == "<unset>")
+        base.erase(k);
+      else
+        base[k] = v;
+    }
+    std::vector<std::string> argv = {"ip", "netns", "exec", rig.node.name(), "env", "-i"};
+    for (auto& [k, v] : base) argv.push_back(k + "=" + v);
+    argv.push_back(RAILYARD_BIN_DIR "/railyard-cni");
+    return run(argv, {}, in);
+  };
+  const json good = rig.config(0);
+  auto with = [&](const std::string& key, const json& v) {
+    json c = good;
+    c[key] = v;
+    return c.dump();
+  };
+  expect(run_raw({}, "{\"cniVersion\": "), 6, "not valid JSON");
+  expect(run_raw({}, with("mtu", "9000")), 7, "'mtu' must be an integer");
+  expect(run_raw({}, with("vlan", 5000)), 7, "'vlan' must be an integer from 0 to 4094");
+  expect(run_raw({}, with("deviceID", "../../x")), 7, "deviceID '../../x' is not a PCI address");
+  expect(run_raw({}, with("deviceID", "0000:ee:00.0")), 7, "no such PCI device");
+  expect(run_raw({}, with("mac", "not-a-mac")), 7, "is not a MAC address");
+  expect(run_raw({{"CNI_IFNAME", "a-very-long-ifname"}}, good.dump()), 4,
+         "not a valid interface name");
+  expect(run_raw({{"CNI_IFNAME", "net/1"}}, good.dump()), 4, "not a valid interface name");
+  expect(run_raw({{"CNI_CONTAINERID", "<unset>"}}, good.dump()), 4, "CNI_CONTAINERID is not set");
+  expect(run_raw({{"CNI_NETNS", "/etc/hostname"}}, good.dump()), 4, "is not a network namespace");
+  expect(run_raw({{"CNI_NETNS", "/var/run/netns/ry-none"}}, good.dump()), 3, "does not exist");
+  expect(run_raw({}, with("cniVersion", "0.1.0")), 1, "cniVersion '0.1.0' is not supported");
+  expect(run_raw({{"CNI_IFNAME", "net9"}}, good.dump()), 7,
+         "the pod already has an interface named net9");
+  json no_device = good;
+  no_device.erase("deviceID");
+  expect(run_raw({}, no_device.dump()), 7, "no device");
+  json no_ipam_plugin = good;
+  no_ipam_plugin["rails"]["0"]["type"] = "no-such-ipam";
+  expect(run_raw({}, no_ipam_plugin.dump()), 7, "IPAM plugin 'no-such-ipam' not found in CNI_PATH");
+  CHECK(rig.node_links() == node_before);
+  CHECK(CniRig::snapshot(pod) == pod_before);
+  CHECK(files_in(rig.state_dir()) == 0);
+}
+
+TEST_CASE("STATUS and GC (CNI 1.1)", "[cni][netns]") {
+  CniRig rig(2);
+  TestNetns pod("pod");
+  json cfg = rig.config(0, "1.1.0");
+  CHECK(rig.cni("STATUS", pod, "net1", cfg).exit_code == 0);
+  json missing = cfg;
+  missing["rails"]["1"]["type"] = "no-such-ipam";
+  CHECK(code_of(rig.cni("STATUS", pod, "net1", missing)) == 50);
+
+  REQUIRE(rig.cni("ADD", pod, "net1", rig.config(0, "1.1.0"), "keep").exit_code == 0);
+  REQUIRE(rig.cni("ADD", pod, "net2", rig.config(1, "1.1.0"), "stale").exit_code == 0);
+  json gc = cfg;
+  gc.erase("deviceID");
+  gc["device"] = "unused";
+  gc["cni.dev/valid-attachments"] = {{{"containerID", "keep"}, {"ifname", "net1"}}};
+  auto r = rig.cni("GC", pod, "", gc);
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK_NOTHROW(pod.ip("link show dev net1"));
+  CHECK_THROWS(pod.ip("link show dev net2"));
+  CHECK_NOTHROW(rig.node.ip("link show dev ryvf1"));
+  CHECK(ipam_allocations(rig) == 1);
+  CHECK(rig.cni("DEL", pod, "net1", rig.config(0, "1.1.0"), "keep").exit_code == 0);
+}

@@ -1,0 +1,44 @@
+// A simulated GPU node for railyard-cni: a "node" namespace where the plugin runs (its host),
+// holding veth ends that stand in for VFs ("ryvf<k>") and PF netdevs ("rypf<k>") that exist but
+// report no VFs over netlink, as some drivers do; a sysfs fixture that maps each VF's PCI address
+// to its ryvf<k>; a pod namespace; and per rail a peer namespace at the VF's other end (the leaf
+// switch), owning 10.10.<k>.1/24 and 10.99.0.1.
+#pragma once
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "test/support/netns.h"
+#include "test/support/run.h"
+#include "test/support/temp_dir.h"
+
+namespace railyard::testing {
+
+class CniRig {
+ public:
+  // `macvlan_vf`: rail 0's VF is a macvlan on rypf0 (so an MTU above the parent's is refused).
+  explicit CniRig(int rails, bool macvlan_vf = false);
+
+  TempDir dir;  // sysfs fixture, rails file, state, host-local data
+  TestNetns node{"node"};
+  std::vector<std::unique_ptr<TestNetns>> peers;
+  std::vector<std::string> vf_pci;  // rail k's VF PCI address
+
+  std::string state_dir() const { return (dir.path() / "state").string(); }
+  std::string ipam_dir() const { return (dir.path() / "ipam").string(); }
+  // The NAD-like config for rail k, Multus-style (deviceID of the VF), host-local IPAM per rail
+  // from one `rails` map.
+  nlohmann::json config(int k, const std::string& version = "1.0.0") const;
+  // Runs railyard-cni in the node namespace as a runtime would.
+  RunResult cni(const std::string& command, const TestNetns& pod, const std::string& ifname,
+                const nlohmann::json& config, const std::string& container = "ctr1",
+                const std::string& cni_path = "/usr/lib/cni") const;
+  // Links of the node namespace: "name mtu mac state" per line, sorted.
+  std::string node_links() const;
+  // Everything in a namespace that a plugin could leave behind.
+  static std::string snapshot(const TestNetns& ns);
+};
+
+}  // namespace railyard::testing
