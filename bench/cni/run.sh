@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Per-rail ADD+DEL and the 8-rail total: railyard-cni against the reference chain host-device +
+# sbr (what operators run today without SR-IOV specifics), the same host-local IPAM, the same veth
+# rails, one run, medians and the ratio. Target: railyard-cni at least 5x faster.
+# Usage: bench/cni/run.sh [ROUNDS]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+scripts/install-deps.sh
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j "$(nproc)" --target railyard-cni railyard-fixture >/dev/null
+
+work=$(mktemp -d)
+node="rybench-cninode-$$"
+pod="rybench-cnipod-$$"
+cleanup() {
+  ip netns del "$pod" 2>/dev/null || true
+  ip netns del "$node" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+ip netns add "$node"
+ip netns add "$pod"
+python3 - "$work/node.json" <<'PY'
+import json, sys
+hbs = [{"id": "0000:%02x" % (0x10 + k * 0x10), "numa": 0 if k < 4 else 1,
+        "ports": [{"switch": [{"gpu": {}}, {"nic": {"rdma": f"mlx5_{k}", "netdev": f"rypf{k}", "vfs": 1,
+                                                    "vf_netdevs": [f"ryvf{k}"]}}]}]} for k in range(8)]
+json.dump({"host_bridges": hbs}, open(sys.argv[1], "w"))
+PY
+build/bin/railyard-fixture "$work/node.json" "$work/root"
+echo '{}' >"$work/rails.json"
+for k in 0 1 2 3 4 5 6 7; do
+  ip link add "ryvf$k" netns "$node" type veth peer name "ryvfx$k" netns "$node"
+  ip -n "$node" link set "ryvf$k" up
+done
+ip netns exec "$node" python3 bench/cni/bench.py --pod "$pod" --work "$work" \
+  --ours build/bin/railyard-cni --rounds "${1:-20}"
