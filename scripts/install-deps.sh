@@ -13,6 +13,8 @@ packages=(
   # test and bench peers, kernel tools
   iproute2 procps containernetworking-plugins iperf3 openmpi-bin libopenmpi-dev libgloo-dev
   python3
+  # a real runtime for the CNI tests: libcni (Go, built offline with GO111MODULE=off)
+  golang-go golang-github-appc-cni-dev
 )
 
 missing=()
