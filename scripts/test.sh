@@ -18,6 +18,16 @@ cmake --build build -j "$jobs"
 echo "== tests"
 (cd build && ctest --output-on-failure -j "$jobs")
 
+echo "== fuzz: CNI inputs, ${FUZZ_SECONDS:-30} s (libFuzzer, clang, ASan+UBSan)"
+CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRAILYARD_FUZZ=ON >/dev/null
+cmake --build build-fuzz -j "$jobs" --target cni_input_fuzz
+corpus=$(mktemp -d)
+cp test/fuzz/corpus/* "$corpus/"
+build-fuzz/bin/cni_input_fuzz -max_total_time="${FUZZ_SECONDS:-30}" -artifact_prefix=build-fuzz/ "$corpus" \
+  2>build-fuzz/fuzz.log || { tail -40 build-fuzz/fuzz.log; rm -rf "$corpus"; exit 1; }
+rm -rf "$corpus"
+tail -1 build-fuzz/fuzz.log
+
 if [ "$sanitize" = 1 ]; then
   echo "== build (ASan+UBSan)"
   cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DRAILYARD_SANITIZE=ON >/dev/null

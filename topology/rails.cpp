@@ -18,7 +18,7 @@ RailsConfig parse_rails_config(const std::string& text, const std::string& sourc
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for 1e999
     throw RailsError(source + ": invalid JSON: " + e.what());
   }
   if (!j.is_object()) throw RailsError(source + ": must be a JSON object");

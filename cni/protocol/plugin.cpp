@@ -34,7 +34,7 @@ Request parse_request(const Env& env, const std::string& stdin_text, json& confi
   req.env = env;
   try {
     config_out = json::parse(stdin_text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers like 1e999
     throw CniError(kDecodeFailure, "network configuration on stdin is not valid JSON", e.what());
   }
   if (!config_out.is_object())

@@ -179,6 +179,8 @@ TEST_CASE("plugin_main: VERSION, dispatch, error objects on stdout", "[cni][prot
   std::tie(rc, out) = call(kAdd, R"({"cniVersion": "7.0.0"})");
   CHECK(json::parse(out)["code"] == kIncompatibleVersion);
   CHECK(json::parse(out)["cniVersion"] == "1.1.0");  // answered in a version we speak
+  std::tie(rc, out) = call(kAdd, R"({"cniVersion": "1.0.0", "mtu": 1e999})");
+  CHECK(json::parse(out)["code"] == kDecodeFailure);  // found by the fuzzer
   std::tie(rc, out) = call(kAdd, R"({"name": "n"})");
   CHECK(json::parse(out)["code"] == kDecodeFailure);
   std::tie(rc, out) = call(kAdd, R"({"cniVersion": "1.0.0", "type": 7})");

@@ -39,6 +39,9 @@ TEST_CASE("rails entries that do not fit the node are errors naming the entry",
 
 TEST_CASE("malformed rails files are rejected with the reason", "[topology][rails]") {
   CHECK_THROWS_WITH(parse_rails_config("{", "f"), Catch::Contains("f: invalid JSON"));
+  // Found by the fuzzer: an overflowing number is out_of_range, not a parse_error.
+  CHECK_THROWS_WITH(parse_rails_config("555555555555555e55555555555555555555", "f"),
+                    Catch::Contains("f: invalid JSON"));
   CHECK_THROWS_WITH(parse_rails_config("[]", "f"), "f: must be a JSON object");
   CHECK_THROWS_WITH(parse_rails_config(R"({"rail": []})", "f"),
                     "f: unknown field 'rail' (expected 'rails', 'selectors')");
