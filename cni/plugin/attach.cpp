@@ -11,6 +11,7 @@
 #include "cni/plugin/device.h"
 #include "cni/plugin/ipam.h"
 #include "cni/plugin/link.h"
+#include "cni/plugin/rdma_netns.h"
 #include "cni/plugin/state.h"
 #include "cni/plugin/vf.h"
 #include "cni/protocol/error.h"
@@ -139,6 +140,13 @@ void give_back(const AttachmentState& st) {
       sbr::RouteSocket sk;
       auto link = find_link(sk, st.ifname);
       if (!link) link = find_link(sk, st.host_name);
+      if (!st.rdma_device.empty()) {
+        try {
+          move_rdma_device(st.rdma_device, host.get());
+        } catch (const CniError& e) {
+          spdlog::error("DEL {}/{}: {}", st.container_id, st.ifname, e.what());
+        }
+      }
       if (!link) return;
       if (st.table > 0 && st.result.is_object())
         sbr::remove(sbr_plan(parse_result(st.result), st.ifname, st.table, st.priority));
@@ -268,6 +276,11 @@ json cmd_add(const Request& req) {
     const Fd host(std::string("/proc/self/ns/net"));
     netlink_step([&] { change_link(host_sk, dev.netdev, {.up = false, .netns_fd = pod.get()}); });
     undo.push("return the device", [&] { give_back(st); });
+    if (!dev.rdma.empty() && rdma_netns_mode() == RdmaNetnsMode::kExclusive) {
+      move_rdma_device(dev.rdma, pod.get());  // give_back() moves it home again
+      st.rdma_device = dev.rdma;
+      store.save(st);
+    }
 
     std::string mac;
     netlink_step([&] {

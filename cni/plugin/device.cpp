@@ -56,6 +56,7 @@ Device resolve_device(const NetConf& conf) {
   dev.pf_rdma = nic.pf.rdma_name();
   dev.pf_netdev = nic.pf.netdev_name();
   dev.vf_number = fn.vf_number;
+  dev.rdma = fn.rdma_name();
   return dev;
 }
 

@@ -15,6 +15,7 @@ struct Device {
   int rail = -1;
   std::string rail_key;  // for the `rails` map: rail index
   std::string pf_rdma, pf_netdev;
+  std::string rdma;    // the function's own RDMA device, moved with it in exclusive mode
   int vf_number = -1;  // -1: not a VF (a PF, or any netdev)
   std::string lock_key() const { return pci.empty() ? "netdev-" + netdev : pci; }
 };

@@ -30,6 +30,7 @@ json AttachmentState::to_json() const {
           {"table", table},
           {"priority", priority},
           {"pfNetdev", pf_netdev},
+          {"rdmaDevice", rdma_device},
           {"vfNumber", vf_number},
           {"vfOriginal", vf_original},
           {"ipam", ipam},
@@ -51,6 +52,7 @@ AttachmentState AttachmentState::from_json(const json& j) {
   s.table = j.value("table", 0);
   s.priority = j.value("priority", 0);
   s.pf_netdev = j.value("pfNetdev", "");
+  s.rdma_device = j.value("rdmaDevice", "");
   s.vf_number = j.value("vfNumber", -1);
   s.vf_original = j.value("vfOriginal", json());
   s.ipam = j.value("ipam", json());

@@ -19,6 +19,7 @@ struct AttachmentState {
   bool original_up = false;
   int rail = -1, table = 0, priority = 0;
   std::string pf_netdev;
+  std::string rdma_device;  // set when it was moved into the pod (exclusive RDMA netns mode)
   int vf_number = -1;
   nlohmann::json vf_original;  // the VF's admin settings before ADD, when changed
   nlohmann::json ipam;         // the network config given to the IPAM plugin (null: none)

@@ -2,6 +2,7 @@
 // host-local and static IPAM), on a simulated node: 8 rails in and out of a pod, traffic, CHECK,
 // faults at each step, crashes, storms, and bad input.
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include <fstream>
 #include <thread>
 
+#include "cni/plugin/rdma_netns.h"
 #include "sbr/ip.h"
 #include "test/support/cni_rig.h"
 
@@ -408,4 +410,21 @@ TEST_CASE("STATUS and GC (CNI 1.1)", "[cni][netns]") {
   CHECK_NOTHROW(rig.node.ip("link show dev ryvf1"));
   CHECK(ipam_allocations(rig) == 1);
   CHECK(rig.cni("DEL", pod, "net1", rig.config(0, "1.1.0"), "keep").exit_code == 0);
+}
+
+TEST_CASE("RDMA netns mode is reported as the kernel has it", "[cni]") {
+  // Without RDMA netlink (no ib_core, as on the CI machines) the plugin must see "unavailable"
+  // and leave RDMA devices alone; with it, the kernel always reports shared or exclusive.
+  const int fd = ::socket(AF_NETLINK, SOCK_RAW, 20 /* NETLINK_RDMA */);
+  const bool kernel_has_rdma_netlink = fd >= 0;
+  if (fd >= 0) ::close(fd);
+  const auto mode = railyard::cni::rdma_netns_mode();
+  INFO("mode: " << railyard::cni::to_string(mode));
+  if (kernel_has_rdma_netlink)
+    CHECK(mode != railyard::cni::RdmaNetnsMode::kUnavailable);
+  else
+    CHECK(mode == railyard::cni::RdmaNetnsMode::kUnavailable);
+  if (!kernel_has_rdma_netlink)
+    CHECK_THROWS_WITH(railyard::cni::move_rdma_device("mlx5_0", 0),
+                      "cannot move RDMA device mlx5_0: no RDMA netlink");
 }
