@@ -96,7 +96,7 @@ TEST_CASE("a crashed run: the rows it had, its errors, not complete", "[validate
   CHECK(r.errors[2] == "output ends before the summary: the run crashed or was killed");
 }
 
-TEST_CASE("-J JSON output", "[validate][parse]") {
+TEST_CASE("nccl-tests -J JSON output", "[validate][parse]") {
   auto r = parse_sample("result.json");
   CHECK(r.format == "json");
   CHECK(r.complete);

@@ -1,0 +1,94 @@
+#include "nccl-tests-wrapper/config.h"
+
+#include <fstream>
+
+#include "topology/path.h"
+
+namespace railyard::validate {
+namespace {
+
+using nlohmann::json;
+
+void known(const json& obj, const std::string& where, std::initializer_list<const char*> keys) {
+  for (const auto& [k, v] : obj.items()) {
+    bool ok = false;
+    for (const char* key : keys) ok |= k == key;
+    if (!ok) throw ConfigError(where + ": unknown field '" + k + "'");
+  }
+}
+
+template <class T>
+std::optional<T> get(const json& obj, const char* key, const std::string& where) {
+  if (!obj.contains(key) || obj[key].is_null()) return std::nullopt;
+  try {
+    return obj[key].get<T>();
+  } catch (const json::exception&) {
+    throw ConfigError(where + "." + key + " has the wrong type");
+  }
+}
+
+}  // namespace
+
+Config Config::parse(const json& j) {
+  if (!j.is_object()) throw ConfigError("the config must be a JSON object");
+  known(j, "config", {"sysfsRoot", "railsFile", "checks", "benchmark"});
+  Config c;
+  c.sysfs_root = get<std::string>(j, "sysfsRoot", "config").value_or("");
+  c.rails_file = get<std::string>(j, "railsFile", "config").value_or("");
+  const json checks = j.value("checks", json::object());
+  if (!checks.is_object()) throw ConfigError("checks must be an object");
+  known(checks, "checks",
+        {"portActive", "expectedRateGbps", "pcieNotDegraded", "minMtu", "roceGid", "maxPathClass",
+         "gpuDirect"});
+  c.checks.port_active = get<bool>(checks, "portActive", "checks").value_or(true);
+  c.checks.expected_rate_gbps = get<double>(checks, "expectedRateGbps", "checks");
+  c.checks.pcie_not_degraded = get<bool>(checks, "pcieNotDegraded", "checks").value_or(true);
+  c.checks.min_mtu = get<int>(checks, "minMtu", "checks");
+  c.checks.roce_gid = get<bool>(checks, "roceGid", "checks").value_or(true);
+  c.checks.max_path_class = get<std::string>(checks, "maxPathClass", "checks").value_or("PXB");
+  if (!topology::parse_path_class(c.checks.max_path_class))
+    throw ConfigError("checks.maxPathClass '" + c.checks.max_path_class +
+                      "' is not PIX, PXB, PHB, NODE or SYS");
+  c.checks.gpu_direct = get<std::string>(checks, "gpuDirect", "checks").value_or("warn");
+  if (c.checks.gpu_direct != "off" && c.checks.gpu_direct != "warn" &&
+      c.checks.gpu_direct != "require")
+    throw ConfigError("checks.gpuDirect must be off, warn or require");
+  const json b = j.value("benchmark", json::object());
+  if (!b.is_object()) throw ConfigError("benchmark must be an object");
+  known(b, "benchmark",
+        {"command", "args", "perRail", "allRails", "largeMessageBytes", "minBusbwGbps",
+         "minFractionOfLineRate", "minFractionOfMedianRail", "allRailsMinBusbwGbps", "repeats",
+         "timeoutSeconds", "env"});
+  auto& bm = c.benchmark;
+  bm.command = get<std::string>(b, "command", "benchmark").value_or("");
+  bm.args =
+      get<std::vector<std::string>>(b, "args", "benchmark").value_or(std::vector<std::string>{});
+  bm.per_rail = get<bool>(b, "perRail", "benchmark").value_or(true);
+  bm.all_rails = get<bool>(b, "allRails", "benchmark").value_or(true);
+  bm.large_message_bytes = get<int64_t>(b, "largeMessageBytes", "benchmark").value_or(256LL << 20);
+  bm.min_busbw_gbps = get<double>(b, "minBusbwGbps", "benchmark");
+  bm.min_fraction_of_line_rate = get<double>(b, "minFractionOfLineRate", "benchmark");
+  bm.min_fraction_of_median_rail =
+      get<double>(b, "minFractionOfMedianRail", "benchmark").value_or(0.9);
+  bm.all_rails_min_busbw_gbps = get<double>(b, "allRailsMinBusbwGbps", "benchmark");
+  bm.repeats = get<int>(b, "repeats", "benchmark").value_or(2);
+  if (bm.repeats < 1) throw ConfigError("benchmark.repeats must be at least 1");
+  bm.timeout_seconds = get<int>(b, "timeoutSeconds", "benchmark").value_or(600);
+  bm.env = get<std::map<std::string, std::string>>(b, "env", "benchmark")
+               .value_or(std::map<std::string, std::string>{});
+  return c;
+}
+
+Config Config::load(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError(path + ": cannot read the config");
+  json j = json::parse(in, nullptr, false, true);
+  if (j.is_discarded()) throw ConfigError(path + ": not valid JSON");
+  try {
+    return parse(j);
+  } catch (const ConfigError& e) {
+    throw ConfigError(path + ": " + e.what());
+  }
+}
+
+}  // namespace railyard::validate

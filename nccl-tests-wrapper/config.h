@@ -1,0 +1,63 @@
+// railyard-validate run's configuration (JSON; every field optional unless noted):
+//   {"sysfsRoot": "/", "railsFile": "/etc/railyard/rails.json",
+//    "checks": {"portActive": true, "expectedRateGbps": 400, "pcieNotDegraded": true,
+//               "minMtu": 4092, "roceGid": true, "maxPathClass": "PXB", "gpuDirect": "warn"},
+//    "benchmark": {"command": "/opt/nccl-tests/build/all_reduce_perf",
+//                  "args": ["-b", "256M", "-e", "8G", "-f", "2", "-g", "1"],
+//                  "perRail": true, "allRails": true,
+//                  "largeMessageBytes": 268435456,      // rows judged: size >= this
+//                  "minBusbwGbps": 40,                  // per-rail floor, GB/s
+//                  "minFractionOfLineRate": 0.75,       // per-rail floor vs port rate (bytes/s)
+//                  "minFractionOfMedianRail": 0.9,      // vs the median rail
+//                  "allRailsMinBusbwGbps": 300,
+//                  "repeats": 2,                        // a failing rail is re-run up to this
+//                  often "timeoutSeconds": 600, "env": {"NCCL_DEBUG": "WARN"}}}
+// gpuDirect: "off", "warn" or "require" nvidia_peermem (or dma-buf support) on the node.
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace railyard::validate {
+
+class ConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct Checks {
+  bool port_active = true;
+  std::optional<double> expected_rate_gbps;
+  bool pcie_not_degraded = true;
+  std::optional<int> min_mtu;
+  bool roce_gid = true;
+  std::string max_path_class = "PXB";
+  std::string gpu_direct = "warn";
+};
+
+struct Benchmark {
+  std::string command;  // empty: node checks only
+  std::vector<std::string> args;
+  bool per_rail = true, all_rails = true;
+  int64_t large_message_bytes = 256LL << 20;
+  std::optional<double> min_busbw_gbps, min_fraction_of_line_rate, all_rails_min_busbw_gbps;
+  double min_fraction_of_median_rail = 0.9;
+  int repeats = 2;
+  int timeout_seconds = 600;
+  std::map<std::string, std::string> env;
+};
+
+struct Config {
+  std::string sysfs_root;
+  std::string rails_file;
+  Checks checks;
+  Benchmark benchmark;
+  static Config parse(const nlohmann::json& j);  // throws ConfigError naming the field
+  static Config load(const std::string& path);
+};
+
+}  // namespace railyard::validate

@@ -1,0 +1,133 @@
+#include "nccl-tests-wrapper/report.h"
+
+#include <cstdio>
+#include <sstream>
+
+namespace railyard::validate {
+namespace {
+
+using nlohmann::json;
+
+std::string xml_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::string busbw_text(const RunOutcome& r) {
+  if (!r.busbw) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f GB/s", *r.busbw);
+  return buf;
+}
+
+}  // namespace
+
+void print_report(const Report& r, std::ostream& out) {
+  out << "railyard-validate: " << to_string(r.verdict);
+  if (!r.reason.empty()) out << " (" << r.reason << ")";
+  out << "\n";
+  if (!r.checks.empty()) {
+    out << "\nNode checks:\n";
+    for (const auto& f : r.checks)
+      out << "  "
+          << (f.ok        ? "ok  "
+              : f.warning ? "warn"
+                          : "FAIL")
+          << "  " << f.subject << "  " << f.check << ": " << f.detail << "\n";
+  }
+  if (!r.runs.empty()) {
+    out << "\nBenchmark (large-message busbw, worst row):\n";
+    for (const auto& run : r.runs) {
+      out << "  " << (run.problems.empty() ? "ok  " : "FAIL") << "  " << run.name << "  "
+          << busbw_text(run) << "  (" << run.attempts << (run.attempts == 1 ? " run" : " runs")
+          << ", NCCL_IB_HCA=" << run.nccl_ib_hca << ")\n";
+      for (const auto& p : run.problems) out << "          " << p << "\n";
+    }
+  }
+}
+
+json report_json(const Report& r) {
+  json checks = json::array();
+  for (const auto& f : r.checks)
+    checks.push_back({{"subject", f.subject},
+                      {"check", f.check},
+                      {"ok", f.ok},
+                      {"warning", f.warning},
+                      {"detail", f.detail}});
+  json runs = json::array();
+  for (const auto& run : r.runs)
+    runs.push_back(
+        {{"name", run.name},
+         {"nccl_ib_hca", run.nccl_ib_hca},
+         {"cuda_visible_devices", run.cuda_visible_devices},
+         {"attempts", run.attempts},
+         {"exit_code", run.exit_code},
+         {"busbw", run.busbw ? json(*run.busbw) : json(nullptr)},
+         {"ok", run.problems.empty()},
+         {"problems", run.problems},
+         {"avg_busbw", run.parsed.avg_busbw ? json(*run.parsed.avg_busbw) : json(nullptr)}});
+  return {
+      {"verdict", to_string(r.verdict)}, {"reason", r.reason}, {"checks", checks}, {"runs", runs}};
+}
+
+std::string junit_xml(const Report& r) {
+  int tests = 0, failures = 0;
+  std::ostringstream cases;
+  auto tc = [&](const std::string& cls, const std::string& name,
+                const std::vector<std::string>& problems) {
+    ++tests;
+    cases << "    <testcase classname=\"" << xml_escape(cls) << "\" name=\"" << xml_escape(name)
+          << "\"";
+    if (problems.empty()) {
+      cases << "/>\n";
+      return;
+    }
+    ++failures;
+    std::string msg;
+    for (const auto& p : problems) msg += (msg.empty() ? "" : "; ") + p;
+    cases << ">\n      <failure message=\"" << xml_escape(msg) << "\"/>\n    </testcase>\n";
+  };
+  for (const auto& f : r.checks)
+    tc("checks." + f.check, f.subject,
+       f.ok || f.warning ? std::vector<std::string>{} : std::vector<std::string>{f.detail});
+  for (const auto& run : r.runs) tc("benchmark", run.name, run.problems);
+  if (r.verdict == Verdict::kCouldNotRun) tc("railyard-validate", "run", {r.reason});
+  std::ostringstream out;
+  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite "
+         "name=\"railyard-validate\" tests=\""
+      << tests << "\" failures=\"" << failures << "\">\n"
+      << cases.str() << "  </testsuite>\n</testsuites>\n";
+  return out.str();
+}
+
+json node_patch(const Report& r) {
+  json summary = {{"verdict", to_string(r.verdict)}, {"failed", json::array()}};
+  for (const auto& f : r.checks)
+    if (!f.ok && !f.warning)
+      summary["failed"].push_back(f.subject + " " + f.check + ": " + f.detail);
+  for (const auto& run : r.runs)
+    for (const auto& p : run.problems) summary["failed"].push_back(run.name + ": " + p);
+  return {{"metadata",
+           {{"labels", {{"railyard.io/validated", r.verdict == Verdict::kPass ? "true" : "false"}}},
+            {"annotations", {{"railyard.io/validation", summary.dump()}}}}}};
+}
+
+}  // namespace railyard::validate

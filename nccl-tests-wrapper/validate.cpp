@@ -1,0 +1,287 @@
+#include "nccl-tests-wrapper/validate.h"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "topology/discover.h"
+
+namespace railyard::validate {
+namespace topo = railyard::topology;
+
+const char* to_string(Verdict v) {
+  switch (v) {
+    case Verdict::kPass:
+      return "pass";
+    case Verdict::kFail:
+      return "fail";
+    case Verdict::kCouldNotRun:
+      return "could-not-run";
+  }
+  return "?";
+}
+
+namespace {
+
+std::string rail_name(const topo::Node& node, int k) {
+  return "rail " + std::to_string(k) + " (" +
+         node.nics[static_cast<size_t>(node.rails[static_cast<size_t>(k)])].pf.rdma_name() + ")";
+}
+
+std::string fmt(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
+}
+
+void node_checks(const Config& cfg, const topo::Node& node, const topo::Sysfs& sysfs,
+                 Report& report) {
+  const auto max_path = *topo::parse_path_class(cfg.checks.max_path_class);
+  for (size_t k = 0; k < node.rails.size(); ++k) {
+    const topo::Nic& nic = node.nics[static_cast<size_t>(node.rails[k])];
+    const std::string who = rail_name(node, static_cast<int>(k));
+    const topo::RdmaPort* port = nic.port();
+    auto add = [&](const std::string& check, bool ok, const std::string& detail) {
+      report.checks.push_back(Finding{who, check, ok, false, detail});
+    };
+    if (cfg.checks.port_active)
+      add("port", port && port->active(),
+          port ? "port " + std::to_string(port->number) + " " + port->state + " (" +
+                     port->phys_state + ")"
+               : "no port");
+    if (cfg.checks.expected_rate_gbps)
+      add("rate", port && port->rate_gbps && *port->rate_gbps >= *cfg.checks.expected_rate_gbps,
+          (port ? port->rate : std::string("no port")) + ", expected " +
+              fmt(*cfg.checks.expected_rate_gbps) + " Gb/s");
+    if (cfg.checks.pcie_not_degraded)
+      add("pcie", !nic.pf.pci.link.degraded(), "PCIe " + nic.pf.pci.link.to_string());
+    if (cfg.checks.min_mtu) {
+      const int mtu = nic.pf.netdevs.empty() ? 0 : nic.pf.netdevs.front().mtu;
+      add("mtu", mtu >= *cfg.checks.min_mtu,
+          "MTU " + std::to_string(mtu) + ", at least " + std::to_string(*cfg.checks.min_mtu));
+    }
+    if (cfg.checks.roce_gid && port && port->link_layer == "Ethernet") {
+      const bool v2 = std::any_of(port->gids.begin(), port->gids.end(),
+                                  [](const topo::Gid& g) { return g.type == "RoCE v2"; });
+      add("roce-gid", v2,
+          v2 ? "RoCE v2 GID present" : "no RoCE v2 GID (is the netdev up with an address?)");
+    }
+    for (const auto& b : node.bundles)
+      if (b.rail == static_cast<int>(k))
+        add("path", b.path <= max_path,
+            "GPU" + std::to_string(b.gpu) + " <-> NIC is " + std::string(topo::to_string(b.path)) +
+                ", at most " + cfg.checks.max_path_class);
+  }
+  if (cfg.checks.gpu_direct != "off" && !node.gpus.empty()) {
+    const bool peermem = sysfs.open_dir(sysfs.sys("module/nvidia_peermem")).has_value() ||
+                         sysfs.open_dir(sysfs.sys("module/nv_peer_mem")).has_value();
+    Finding f{"node", "gpudirect", peermem, false,
+              peermem ? "nvidia_peermem loaded"
+                      : "nvidia_peermem not loaded (GPUDirect RDMA needs it, or dma-buf)"};
+    if (!peermem && cfg.checks.gpu_direct == "warn") f.warning = true;
+    report.checks.push_back(f);
+  }
+}
+
+// Runs the benchmark with the rail's environment; stdout and stderr are read together, as
+// nccl-tests prints its failures on either.
+void run_once(const Config& cfg, RunOutcome& run) {
+  int out[2];
+  if (::pipe2(out, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
+  std::vector<std::string> argv = {"timeout", std::to_string(cfg.benchmark.timeout_seconds),
+                                   cfg.benchmark.command};
+  argv.insert(argv.end(), cfg.benchmark.args.begin(), cfg.benchmark.args.end());
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(out[1], 1);
+    ::dup2(out[1], 2);
+    for (const auto& [k, v] : cfg.benchmark.env) ::setenv(k.c_str(), v.c_str(), 1);
+    ::setenv("NCCL_IB_HCA", run.nccl_ib_hca.c_str(), 1);
+    ::setenv("CUDA_VISIBLE_DEVICES", run.cuda_visible_devices.c_str(), 1);
+    std::vector<char*> args;
+    for (auto& a : argv) args.push_back(a.data());
+    args.push_back(nullptr);
+    ::execvp("timeout", args.data());
+    ::_exit(127);
+  }
+  ::close(out[1]);
+  std::string text;
+  char buf[8192];
+  for (ssize_t n; (n = ::read(out[0], buf, sizeof buf)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    text.append(buf, static_cast<size_t>(n));
+  }
+  ::close(out[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  run.could_not_run = run.exit_code == 127 || run.exit_code == 126;
+  run.parsed = parse_nccl_tests(text);
+}
+
+void judge(const Config& cfg, std::optional<double> line_rate_gbps,
+           std::optional<double> floor_gbps, RunOutcome& run) {
+  run.problems.clear();
+  run.busbw.reset();
+  const auto& p = run.parsed;
+  if (run.could_not_run) {
+    run.problems.push_back("could not start " + cfg.benchmark.command);
+    return;
+  }
+  if (run.exit_code == 124)
+    run.problems.push_back("timed out after " + std::to_string(cfg.benchmark.timeout_seconds) +
+                           " s");
+  else if (run.exit_code != 0)
+    run.problems.push_back("exited with " + std::to_string(run.exit_code));
+  if (!p.complete)
+    run.problems.push_back("did not finish" + (p.errors.empty() ? "" : ": " + p.errors.front()));
+  if (p.out_of_bounds && *p.out_of_bounds > 0)
+    run.problems.push_back(std::to_string(*p.out_of_bounds) + " out-of-bounds values");
+  for (const auto& row : p.rows)
+    for (const auto* pl : {&row.out_of_place, &row.in_place})
+      if (*pl && (*pl)->wrong && *(*pl)->wrong > 0 && p.format != "legacy") {
+        run.problems.push_back("#wrong " + std::to_string(static_cast<long long>(*(*pl)->wrong)) +
+                               " at " + std::to_string(row.size) + " bytes");
+        break;
+      }
+  for (const auto& row : p.rows) {
+    if (row.size < cfg.benchmark.large_message_bytes) continue;
+    for (const auto* pl : {&row.out_of_place, &row.in_place})
+      if (*pl && (*pl)->busbw) run.busbw = std::min(run.busbw.value_or(1e300), *(*pl)->busbw);
+  }
+  if (!run.busbw) {
+    if (p.complete)
+      run.problems.push_back("no rows of at least " +
+                             std::to_string(cfg.benchmark.large_message_bytes) + " bytes");
+    return;
+  }
+  if (floor_gbps && *run.busbw < *floor_gbps)
+    run.problems.push_back("busbw " + fmt(*run.busbw) + " GB/s below " + fmt(*floor_gbps) +
+                           " GB/s");
+  if (line_rate_gbps && cfg.benchmark.min_fraction_of_line_rate) {
+    const double need = *line_rate_gbps / 8.0 * *cfg.benchmark.min_fraction_of_line_rate;
+    if (*run.busbw < need)
+      run.problems.push_back("busbw " + fmt(*run.busbw) + " GB/s below " +
+                             fmt(*cfg.benchmark.min_fraction_of_line_rate * 100) +
+                             "% of the port's " + fmt(*line_rate_gbps) + " Gb/s (" + fmt(need) +
+                             " GB/s)");
+  }
+}
+
+// Runs, and repeats while it fails, keeping the best attempt: one bad run is not a bad rail.
+void run_judged(const Config& cfg, std::optional<double> line_rate, std::optional<double> floor,
+                RunOutcome& run) {
+  RunOutcome best;
+  for (int i = 0; i < cfg.benchmark.repeats; ++i) {
+    RunOutcome attempt = run;
+    run_once(cfg, attempt);
+    judge(cfg, line_rate, floor, attempt);
+    const bool better = i == 0 || attempt.problems.size() < best.problems.size() ||
+                        (attempt.problems.size() == best.problems.size() &&
+                         attempt.busbw.value_or(0) > best.busbw.value_or(0));
+    if (better) best = attempt;
+    best.attempts = i + 1;
+    if (attempt.problems.empty() || attempt.could_not_run) break;
+  }
+  run = best;
+}
+
+}  // namespace
+
+Report validate_node(const Config& cfg) {
+  Report report;
+  const topo::Sysfs sysfs(topo::sysfs_root_from(cfg.sysfs_root));
+  topo::Node node;
+  try {
+    const bool named = !cfg.rails_file.empty() || std::getenv("RAILYARD_RAILS_FILE");
+    node = topo::discover(sysfs,
+                          topo::load_rails_config(topo::rails_file_from(cfg.rails_file), named));
+  } catch (const std::exception& e) {
+    report.verdict = Verdict::kCouldNotRun;
+    report.reason = e.what();
+    return report;
+  }
+  if (node.diagnostics.has_errors()) {
+    report.verdict = Verdict::kCouldNotRun;
+    report.reason =
+        "sysfs could not be read completely: " + node.diagnostics.all().front().to_string();
+    return report;
+  }
+  if (node.rails.empty()) {
+    report.verdict = Verdict::kCouldNotRun;
+    report.reason = "no rails on this node";
+    return report;
+  }
+  node_checks(cfg, node, sysfs, report);
+
+  if (!cfg.benchmark.command.empty()) {
+    std::string all_hca, all_gpus;
+    if (cfg.benchmark.per_rail) {
+      for (size_t k = 0; k < node.rails.size(); ++k) {
+        const topo::Nic& nic = node.nics[static_cast<size_t>(node.rails[k])];
+        RunOutcome run;
+        run.name = rail_name(node, static_cast<int>(k));
+        run.nccl_ib_hca =
+            "=" + nic.pf.rdma_name() + ":" + std::to_string(nic.port() ? nic.port()->number : 1);
+        for (const auto& b : node.bundles)
+          if (b.rail == static_cast<int>(k) && run.cuda_visible_devices.empty())
+            run.cuda_visible_devices = std::to_string(b.gpu);
+        std::optional<double> rate;
+        if (const topo::RdmaPort* port = nic.port()) rate = port->rate_gbps;
+        run_judged(cfg, rate, cfg.benchmark.min_busbw_gbps, run);
+        report.runs.push_back(std::move(run));
+      }
+      // Each rail against the median rail: the slowest link dictates the job.
+      std::vector<double> bws;
+      for (const auto& r : report.runs)
+        if (r.busbw) bws.push_back(*r.busbw);
+      if (bws.size() >= 2) {
+        std::sort(bws.begin(), bws.end());
+        const double median = bws.size() % 2 ? bws[bws.size() / 2]
+                                             : (bws[bws.size() / 2 - 1] + bws[bws.size() / 2]) / 2;
+        for (auto& r : report.runs)
+          if (r.busbw && *r.busbw < median * cfg.benchmark.min_fraction_of_median_rail)
+            r.problems.push_back("busbw " + fmt(*r.busbw) + " GB/s is " +
+                                 fmt(*r.busbw / median * 100) + "% of the median rail's " +
+                                 fmt(median) + " GB/s");
+      }
+    }
+    if (cfg.benchmark.all_rails) {
+      RunOutcome run;
+      run.name = "all rails";
+      for (size_t k = 0; k < node.rails.size(); ++k) {
+        const topo::Nic& nic = node.nics[static_cast<size_t>(node.rails[k])];
+        run.nccl_ib_hca += (k ? "," : "=") + nic.pf.rdma_name() + ":" +
+                           std::to_string(nic.port() ? nic.port()->number : 1);
+      }
+      for (const auto& g : node.gpus)
+        run.cuda_visible_devices += (g.index ? "," : "") + std::to_string(g.index);
+      run_judged(cfg, std::nullopt, cfg.benchmark.all_rails_min_busbw_gbps, run);
+      report.runs.push_back(std::move(run));
+    }
+  }
+
+  const bool cannot =
+      !report.runs.empty() && std::all_of(report.runs.begin(), report.runs.end(),
+                                          [](const RunOutcome& r) { return r.could_not_run; });
+  if (cannot) {
+    report.verdict = Verdict::kCouldNotRun;
+    report.reason = "could not start " + cfg.benchmark.command;
+    return report;
+  }
+  const bool failed = std::any_of(report.checks.begin(), report.checks.end(),
+                                  [](const Finding& f) { return !f.ok && !f.warning; }) ||
+                      std::any_of(report.runs.begin(), report.runs.end(),
+                                  [](const RunOutcome& r) { return !r.problems.empty(); });
+  report.verdict = failed ? Verdict::kFail : Verdict::kPass;
+  return report;
+}
+
+}  // namespace railyard::validate

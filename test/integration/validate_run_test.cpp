@@ -1,0 +1,203 @@
+// railyard-validate run on a simulated node with a stand-in all_reduce_perf printing a chosen
+// output per rail: the verdict, the exit code, and which rail is named.
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "test/support/fixture_node.h"
+#include "test/support/run.h"
+
+using namespace railyard::testing;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kValidate = RAILYARD_BIN_DIR "/railyard-validate";
+const std::string kStandin =
+    std::string(RAILYARD_FIXTURES_DIR) + "/nccl-tests/standin_all_reduce_perf.sh";
+
+// nccl-tests 2.x output with a small row (busbw `small`) and two large rows (busbw `large`).
+std::string output(double large, double small = 2.0, int wrong = 0) {
+  char buf[2048];
+  std::snprintf(buf, sizeof buf,
+                "# nThread 1 nGpus 1 minBytes 1048576 maxBytes 1073741824 step: 2(factor) warmup "
+                "iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n"
+                "#       size         count      type   redop    root     time   algbw   busbw "
+                "#wrong     time   algbw   busbw #wrong\n"
+                "     1048576        262144     float     sum      -1    900.0    1.10 %7.2f      "
+                "0    899.0    1.10 %7.2f      0\n"
+                "   268435456      67108864     float     sum      -1   5800.0   46.28 %7.2f      "
+                "%d   5790.0   46.36 %7.2f      0\n"
+                "  1073741824     268435456     float     sum      -1  23000.0   46.68 %7.2f      "
+                "0  22990.0   46.70 %7.2f      0\n"
+                "# Out of bounds values : %d %s\n# Avg bus bandwidth    : %.2f\n#\n",
+                small, small, large, wrong, large, large, large, wrong, wrong ? "FAILED" : "OK",
+                (small + 2 * large) / 3);
+  return buf;
+}
+
+struct Node {
+  GeneratedFixture fx{"dgx-h100"};
+  TempDir dir;
+  Node() {
+    std::ofstream(dir.path() / "rails.json") << R"({"selectors": {"linkTypes": ["infiniband"]}})";
+    fs::create_directories(dir.path() / "standin");
+    put("default.txt", output(46.0));
+    put("all.txt", output(360.0));
+  }
+  void put(const std::string& name, const std::string& text) const {
+    std::ofstream(dir.path() / "standin" / name) << text;
+  }
+  std::string config(const json& benchmark_extra = json::object()) const {
+    json bench = {{"command", kStandin},
+                  {"minFractionOfLineRate", 0.8},
+                  {"allRailsMinBusbwGbps", 300},
+                  {"env", {{"STANDIN_DIR", (dir.path() / "standin").string()}}}};
+    bench.update(benchmark_extra);
+    const json cfg = {{"sysfsRoot", fx.root().string()},
+                      {"railsFile", (dir.path() / "rails.json").string()},
+                      {"checks", {{"expectedRateGbps", 400}}},
+                      {"benchmark", bench}};
+    std::ofstream(dir.path() / "config.json") << cfg.dump();
+    return (dir.path() / "config.json").string();
+  }
+  RunResult validate(const std::string& config) const {
+    return run({kValidate, "run", "--config", config, "--report",
+                (dir.path() / "report.json").string(), "--junit",
+                (dir.path() / "junit.xml").string(), "--node-patch",
+                (dir.path() / "patch.json").string()});
+  }
+  json report() const { return json::parse(std::ifstream(dir.path() / "report.json")); }
+  json run_named(const std::string& name) const {
+    const json rep = report();  // kept alive: a range-for over report()["runs"] would dangle
+    for (const auto& r : rep["runs"])
+      if (r["name"] == name) return r;
+    FAIL("no run named " << name);
+    return {};
+  }
+};
+
+}  // namespace
+
+TEST_CASE("every rail at line rate: pass, exit 0, node labelled", "[validate][run]") {
+  Node n;
+  auto r = n.validate(n.config());
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::StartsWith("railyard-validate: pass"));
+  auto rep = n.report();
+  CHECK(rep["verdict"] == "pass");
+  REQUIRE(rep["runs"].size() == 9);  // 8 rails and all together
+  CHECK(rep["runs"][1]["name"] == "rail 1 (mlx5_3)");
+  CHECK(rep["runs"][1]["nccl_ib_hca"] == "=mlx5_3:1");
+  CHECK(rep["runs"][1]["cuda_visible_devices"] == "1");
+  CHECK(rep["runs"][1]["busbw"] == 46.0);
+  CHECK(rep["runs"][8]["name"] == "all rails");
+  CHECK(rep["runs"][8]["nccl_ib_hca"] ==
+        "=mlx5_0:1,mlx5_3:1,mlx5_4:1,mlx5_5:1,mlx5_6:1,mlx5_9:1,mlx5_10:1,mlx5_11:1");
+  CHECK(rep["runs"][8]["cuda_visible_devices"] == "0,1,2,3,4,5,6,7");
+  // No nvidia_peermem on the simulated node: a warning, not a failure.
+  CHECK_THAT(r.out, Catch::Contains("warn  node  gpudirect: nvidia_peermem not loaded"));
+  auto patch = json::parse(std::ifstream(n.dir.path() / "patch.json"));
+  CHECK(patch["metadata"]["labels"]["railyard.io/validated"] == "true");
+  std::stringstream junit;
+  junit << std::ifstream(n.dir.path() / "junit.xml").rdbuf();
+  CHECK_THAT(junit.str(), Catch::Contains("failures=\"0\""));
+}
+
+TEST_CASE("one slow rail: fail, exit 1, the rail named with both reasons", "[validate][run]") {
+  Node n;
+  n.put("mlx5_9.txt", output(30.0));
+  auto r = n.validate(n.config());
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.out, Catch::Contains("FAIL  rail 5 (mlx5_9)  30.0 GB/s"));
+  auto slow = n.run_named("rail 5 (mlx5_9)");
+  CHECK(slow["attempts"] == 2);  // repeated before failing
+  CHECK(slow["problems"] ==
+        json::array({"busbw 30.0 GB/s below 80.0% of the port's 400.0 Gb/s (40.0 GB/s)",
+                     "busbw 30.0 GB/s is 65.2% of the median rail's 46.0 GB/s"}));
+  CHECK(n.run_named("rail 4 (mlx5_6)")["ok"] == true);
+  auto patch = json::parse(std::ifstream(n.dir.path() / "patch.json"));
+  CHECK(patch["metadata"]["labels"]["railyard.io/validated"] == "false");
+  CHECK_THAT(patch["metadata"]["annotations"]["railyard.io/validation"].get<std::string>(),
+             Catch::Contains("rail 5 (mlx5_9)"));
+  std::stringstream junit;
+  junit << std::ifstream(n.dir.path() / "junit.xml").rdbuf();
+  CHECK_THAT(junit.str(), Catch::Contains("failures=\"1\""));
+}
+
+TEST_CASE("#wrong elements fail the rail", "[validate][run]") {
+  Node n;
+  n.put("mlx5_4.txt", output(46.0, 2.0, 7));
+  auto r = n.validate(n.config());
+  CHECK(r.exit_code == 1);
+  auto bad = n.run_named("rail 2 (mlx5_4)");
+  CHECK(bad["problems"] == json::array({"7 out-of-bounds values", "#wrong 7 at 268435456 bytes"}));
+}
+
+TEST_CASE("a crashed run fails the rail", "[validate][run]") {
+  Node n;
+  std::stringstream crashed;
+  crashed << std::ifstream(std::string(RAILYARD_FIXTURES_DIR) + "/nccl-tests/crashed.txt").rdbuf();
+  n.put("mlx5_5.txt", crashed.str());
+  n.put("mlx5_5.exit", "1\n");
+  auto r = n.validate(n.config());
+  CHECK(r.exit_code == 1);
+  auto bad = n.run_named("rail 3 (mlx5_5)");
+  REQUIRE(bad["problems"].size() == 2);
+  CHECK(bad["problems"][0] == "exited with 1");
+  CHECK_THAT(bad["problems"][1].get<std::string>(),
+             Catch::StartsWith("did not finish: node-d: Test NCCL failure"));
+}
+
+TEST_CASE("a sweep whose average is low but whose large rows pass: pass", "[validate][run]") {
+  Node n;
+  n.put("default.txt", output(46.0, 0.05));  // small messages are latency-bound
+  auto r = n.validate(n.config());
+  CHECK(r.exit_code == 0);
+  CHECK(n.run_named("rail 0 (mlx5_0)")["avg_busbw"].get<double>() < 31.0);
+}
+
+TEST_CASE("a rail that fails once and then passes: pass after a repeat", "[validate][run]") {
+  Node n;
+  n.put("mlx5_3.flaky", output(12.0));
+  auto r = n.validate(n.config());
+  CHECK(r.exit_code == 0);
+  auto flaky = n.run_named("rail 1 (mlx5_3)");
+  CHECK(flaky["attempts"] == 2);
+  CHECK(flaky["ok"] == true);
+}
+
+TEST_CASE("node checks on a degraded node name the rails, without a benchmark", "[validate][run]") {
+  GeneratedFixture fx("degraded");
+  TempDir dir;
+  const json cfg = {{"sysfsRoot", fx.root().string()},
+                    {"checks", {{"expectedRateGbps", 400}, {"minMtu", 4092}}}};
+  std::ofstream(dir.path() / "c.json") << cfg.dump();
+  std::ofstream(dir.path() / "rails.json") << "{}";
+  auto r = run({kValidate, "run", "--config", (dir.path() / "c.json").string(), "--rails",
+                (dir.path() / "rails.json").string()});
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.out, Catch::Contains("FAIL  rail 0 (mlx5_0)  pcie: PCIe x8/x16 32.0 GT/s"));
+  CHECK_THAT(r.out, Catch::Contains("FAIL  rail 1 (mlx5_1)  port: port 1 DOWN (Disabled)"));
+  CHECK_THAT(r.out, Catch::Contains("ok    rail 1 (mlx5_1)  roce-gid: RoCE v2 GID present"));
+  CHECK_THAT(r.out, Catch::Contains("ok    rail 0 (mlx5_0)  mtu: MTU 4092, at least 4092"));
+}
+
+TEST_CASE("could not run: exit 2 with the reason", "[validate][run]") {
+  Node n;
+  auto missing = n.validate(n.config({{"command", "/nonexistent/all_reduce_perf"}}));
+  CHECK(missing.exit_code == 2);
+  CHECK_THAT(missing.out,
+             Catch::Contains("could-not-run (could not start /nonexistent/all_reduce_perf)"));
+  std::ofstream(n.dir.path() / "bad.json") << R"({"benchmark": {"command": "x", "minBusbw": 3}})";
+  auto bad = n.validate((n.dir.path() / "bad.json").string());
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("benchmark: unknown field 'minBusbw'"));
+  std::ofstream(n.dir.path() / "rails.json", std::ios::trunc)
+      << R"({"selectors": {"vendors": ["8086"]}})";
+  auto none = n.validate(n.config());
+  CHECK(none.exit_code == 2);
+  CHECK_THAT(none.out, Catch::Contains("no rails on this node"));
+}
