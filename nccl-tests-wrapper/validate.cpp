@@ -1,14 +1,9 @@
 #include "nccl-tests-wrapper/validate.h"
 
-#include <fcntl.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 
+#include "common/process.h"
 #include "topology/discover.h"
 
 namespace railyard::validate {
@@ -91,39 +86,16 @@ void node_checks(const Config& cfg, const topo::Node& node, const topo::Sysfs& s
 // Runs the benchmark with the rail's environment; stdout and stderr are read together, as
 // nccl-tests prints its failures on either.
 void run_once(const Config& cfg, RunOutcome& run) {
-  int out[2];
-  if (::pipe2(out, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
   std::vector<std::string> argv = {"timeout", std::to_string(cfg.benchmark.timeout_seconds),
                                    cfg.benchmark.command};
   argv.insert(argv.end(), cfg.benchmark.args.begin(), cfg.benchmark.args.end());
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::dup2(out[1], 1);
-    ::dup2(out[1], 2);
-    for (const auto& [k, v] : cfg.benchmark.env) ::setenv(k.c_str(), v.c_str(), 1);
-    ::setenv("NCCL_IB_HCA", run.nccl_ib_hca.c_str(), 1);
-    ::setenv("CUDA_VISIBLE_DEVICES", run.cuda_visible_devices.c_str(), 1);
-    std::vector<char*> args;
-    for (auto& a : argv) args.push_back(a.data());
-    args.push_back(nullptr);
-    ::execvp("timeout", args.data());
-    ::_exit(127);
-  }
-  ::close(out[1]);
-  std::string text;
-  char buf[8192];
-  for (ssize_t n; (n = ::read(out[0], buf, sizeof buf)) != 0;) {
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) break;
-    text.append(buf, static_cast<size_t>(n));
-  }
-  ::close(out[0]);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  std::map<std::string, std::string> env = cfg.benchmark.env;
+  env["NCCL_IB_HCA"] = run.nccl_ib_hca;
+  env["CUDA_VISIBLE_DEVICES"] = run.cuda_visible_devices;
+  const ProcessResult p = run_process(argv, env, "", Stderr::kMerge);
+  run.exit_code = p.exit_code;
   run.could_not_run = run.exit_code == 127 || run.exit_code == 126;
-  run.parsed = parse_nccl_tests(text);
+  run.parsed = parse_nccl_tests(p.out);
 }
 
 void judge(const Config& cfg, std::optional<double> line_rate_gbps,

@@ -1,20 +1,21 @@
 // Runs a program as a runtime or an operator would: argv, extra environment, stdin; collects
-// its exit status, stdout and stderr.
+// its exit status, stdout and stderr (common/process.h).
 #pragma once
 
 #include <map>
 #include <string>
 #include <vector>
 
+#include "common/process.h"
+
 namespace railyard::testing {
 
-struct RunResult {
-  int exit_code = -1;  // 128 + signal when killed
-  std::string out;
-  std::string err;
-};
+using RunResult = railyard::ProcessResult;
 
-RunResult run(const std::vector<std::string>& argv,
-              const std::map<std::string, std::string>& env = {}, const std::string& input = "");
+inline RunResult run(const std::vector<std::string>& argv,
+                     const std::map<std::string, std::string>& env = {},
+                     const std::string& input = "") {
+  return railyard::run_process(argv, env, input);
+}
 
 }  // namespace railyard::testing

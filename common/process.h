@@ -1,0 +1,31 @@
+// Runs a program and collects what it prints: the CNI plugin's IPAM delegation, the validator's
+// benchmark runs and the tests all exec programs the same way.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace railyard {
+
+enum class Stderr {
+  kCapture,  // into ProcessResult::err
+  kMerge,    // into ProcessResult::out, interleaved as printed
+  kInherit,  // to our own stderr (a delegate's logs reach the same place as ours)
+};
+
+struct ProcessResult {
+  int exit_code =
+      -1;  // the exit status; 128 + signal when killed; 127 when it could not be started
+  std::string out;
+  std::string err;
+};
+
+// argv[0] is looked up in PATH. The child gets our environment with `env` set on top (built here,
+// before fork: nothing unsafe runs between fork and exec, even in a multi-threaded caller) and
+// `input` on stdin.
+ProcessResult run_process(const std::vector<std::string>& argv,
+                          const std::map<std::string, std::string>& env = {},
+                          const std::string& input = "", Stderr stderr_mode = Stderr::kCapture);
+
+}  // namespace railyard
