@@ -41,7 +41,8 @@ nlohmann::json ipam_exec(const std::string& command, const Env& env,
                      "IPAM " + type + " " + command + ": " + err.value("msg", std::string()),
                      err.value("details", std::string()));
     throw CniError(kInternal,
-                   "IPAM " + type + " " + command + " exited " + std::to_string(o.exit_code), o.out);
+                   "IPAM " + type + " " + command + " exited " + std::to_string(o.exit_code),
+                   o.out);
   }
   if (command != "ADD") return nullptr;
   auto result = nlohmann::json::parse(o.out, nullptr, false);

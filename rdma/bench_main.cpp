@@ -1,0 +1,250 @@
+// railyard-bench allreduce --transport tcp: a ring allreduce striped over the rails, printed as
+// nccl-tests prints all_reduce_perf (so its parsers and railyard-validate read it), then a
+// per-rail summary. busbw = algbw * 2(n-1)/n, as nccl-tests computes it for allreduce.
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "rdma/launch.h"
+#include "rdma/ring.h"
+
+namespace r = railyard::rdma;
+
+namespace {
+
+struct Options {
+  std::string op, transport = "tcp", rendezvous, rails, json_file, dtype = "float";
+  int rank = -1, world = -1, iters = 20, warmup = 5, check = 1, timeout_s = 60;
+  std::string min_bytes = "8", max_bytes = "64M";
+  double factor = 2;
+};
+
+size_t parse_size(const std::string& s) {
+  char* end = nullptr;
+  double v = std::strtod(s.c_str(), &end);
+  switch (*end) {
+    case 'K':
+    case 'k':
+      v *= 1024;
+      break;
+    case 'M':
+    case 'm':
+      v *= 1024 * 1024;
+      break;
+    case 'G':
+    case 'g':
+      v *= 1024.0 * 1024 * 1024;
+      break;
+    case 0:
+      break;
+    default:
+      throw std::invalid_argument("'" + s + "' is not a size (like 8, 64K, 16M, 1G)");
+  }
+  return static_cast<size_t>(v);
+}
+
+// Element i of rank r: small integers, so float sums are exact and checkable.
+template <class T>
+void fill(T* p, size_t n, int rank) {
+  for (size_t i = 0; i < n; ++i) p[i] = static_cast<T>((rank + 1) * static_cast<int>(i % 7 + 1));
+}
+template <class T>
+size_t wrong(const T* p, size_t n, int world) {
+  size_t bad = 0;
+  const int ranks = world * (world + 1) / 2;
+  for (size_t i = 0; i < n; ++i) bad += p[i] != static_cast<T>(ranks * static_cast<int>(i % 7 + 1));
+  return bad;
+}
+
+struct Measure {
+  double us = 0;
+  size_t wrong = 0;
+  std::vector<double> rail_seconds;
+};
+
+Measure measure(r::TcpRing& ring, size_t count, r::DType type, bool in_place, const Options& o,
+                int rank) {
+  std::vector<int32_t> send(count), recv(count);  // 4-byte elements either way
+  auto* s = send.data();
+  auto* d = in_place ? send.data() : recv.data();
+  auto init = [&] {
+    if (type == r::DType::kFloat32)
+      fill(reinterpret_cast<float*>(s), count, rank);
+    else
+      fill(s, count, rank);
+  };
+  Measure m;
+  m.rail_seconds.assign(ring.rails() ? ring.rails() : 1, 0.0);
+  for (int i = 0; i < o.warmup; ++i) {
+    if (!in_place) std::memcpy(d, s, count * 4);
+    ring.allreduce(d, count, type);
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < o.iters; ++i) {
+    if (!in_place) std::memcpy(d, s, count * 4);
+    auto rs = ring.allreduce(d, count, type);
+    for (size_t k = 0; k < rs.size(); ++k) m.rail_seconds[k] += rs[k] / o.iters;
+  }
+  m.us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() /
+         o.iters;
+  if (o.check) {
+    init();
+    if (!in_place) std::memcpy(d, s, count * 4);
+    ring.allreduce(d, count, type);
+    m.wrong = type == r::DType::kFloat32 ? wrong(reinterpret_cast<float*>(d), count, ring.world())
+                                         : wrong(d, count, ring.world());
+  }
+  return m;
+}
+
+int run(const Options& o) {
+  const r::Launch launch = r::resolve_launch(
+      {o.rank, o.world, o.rendezvous, ""}, [](const std::string& k) -> std::optional<std::string> {
+        const char* v = std::getenv(k.c_str());
+        if (!v) return std::nullopt;
+        return std::string(v);
+      });
+  if (o.transport != "tcp")
+    throw std::invalid_argument("--transport " + o.transport +
+                                " is not built in this version (tcp only)");
+  const r::DType type = o.dtype == "int32" ? r::DType::kInt32 : r::DType::kFloat32;
+  if (o.dtype != "float" && o.dtype != "int32")
+    throw std::invalid_argument("-d " + o.dtype + ": float or int32");
+  std::vector<std::string> rails;
+  for (size_t start = 0; start <= o.rails.size();) {
+    size_t end = o.rails.find(',', start);
+    if (end == std::string::npos) end = o.rails.size();
+    if (end > start) rails.push_back(r::rail_address(o.rails.substr(start, end - start)));
+    start = end + 1;
+  }
+  if (rails.empty())
+    throw std::invalid_argument("--rails: give one or more rail interfaces or addresses");
+  const auto timeout = std::chrono::seconds(o.timeout_s);
+  std::vector<r::Socket> listeners;
+  std::vector<r::Endpoint> mine;
+  for (const auto& a : rails) {
+    listeners.push_back(r::Socket::listen_on(a, 0));
+    mine.push_back({a, listeners.back().local_port()});
+  }
+  const r::Endpoint rv =
+      launch.world > 1 ? r::Endpoint::parse(launch.rendezvous) : r::Endpoint{"127.0.0.1", 1};
+  const auto table = r::exchange_endpoints(launch.rank, launch.world, rv, mine, timeout);
+  r::TcpRing ring(launch.rank, launch.world, rails, std::move(listeners), table, timeout);
+
+  const bool root = launch.rank == 0;
+  const double bus_factor = launch.world > 1 ? 2.0 * (launch.world - 1) / launch.world : 0.0;
+  if (root) {
+    std::printf("# railyard-bench allreduce: transport tcp, %d ranks, %zu rails (", launch.world,
+                rails.size());
+    for (size_t k = 0; k < rails.size(); ++k) std::printf("%s%s", k ? ", " : "", rails[k].c_str());
+    std::printf("), iters %d, warmup %d, check %d\n#\n", o.iters, o.warmup, o.check);
+    std::printf(
+        "#                                                              out-of-place               "
+        "        in-place\n");
+    std::printf(
+        "#       size         count      type   redop    root     time   algbw   busbw #wrong     "
+        "time   algbw   busbw #wrong\n");
+    std::printf(
+        "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            "
+        "(us)  (GB/s)  (GB/s)\n");
+  }
+  nlohmann::json rows = nlohmann::json::array();
+  double bw_sum = 0;
+  int bw_n = 0;
+  size_t total_wrong = 0;
+  std::vector<double> last_rail_seconds;
+  size_t last_bytes = 0;
+  for (size_t bytes = std::max<size_t>(parse_size(o.min_bytes), 4);
+       bytes <= parse_size(o.max_bytes);
+       bytes = std::max(bytes + 4, static_cast<size_t>(static_cast<double>(bytes) * o.factor))) {
+    const size_t count = bytes / 4;
+    const Measure oop = measure(ring, count, type, false, o, launch.rank);
+    const Measure ip = measure(ring, count, type, true, o, launch.rank);
+    const double b = static_cast<double>(count * 4);
+    auto alg = [&](const Measure& m) { return b / m.us / 1e3; };
+    total_wrong += oop.wrong + ip.wrong;
+    bw_sum += alg(oop) * bus_factor + alg(ip) * bus_factor;
+    bw_n += 2;
+    last_rail_seconds = ip.rail_seconds;
+    last_bytes = count * 4;
+    if (root) {
+      std::printf(
+          "%12zu  %12zu  %8s  %6s  %6d  %7.2f  %6.2f  %6.2f  %5zu  %7.2f  %6.2f  %6.2f  %5zu\n",
+          count * 4, count, o.dtype.c_str(), "sum", -1, oop.us, alg(oop), alg(oop) * bus_factor,
+          oop.wrong, ip.us, alg(ip), alg(ip) * bus_factor, ip.wrong);
+      std::fflush(stdout);
+      rows.push_back({{"size", count * 4},
+                      {"count", count},
+                      {"type", o.dtype},
+                      {"redop", "sum"},
+                      {"out_of_place",
+                       {{"time_us", oop.us},
+                        {"algbw", alg(oop)},
+                        {"busbw", alg(oop) * bus_factor},
+                        {"wrong", oop.wrong}}},
+                      {"in_place",
+                       {{"time_us", ip.us},
+                        {"algbw", alg(ip)},
+                        {"busbw", alg(ip) * bus_factor},
+                        {"wrong", ip.wrong}}}});
+    }
+  }
+  if (root) {
+    std::printf("# Out of bounds values : %zu %s\n", total_wrong, total_wrong ? "FAILED" : "OK");
+    std::printf("# Avg bus bandwidth    : %g \n#\n", bw_n ? bw_sum / bw_n : 0.0);
+    std::printf("# Per rail, largest size (%zu B, in-place):\n", last_bytes);
+    nlohmann::json per_rail = nlohmann::json::array();
+    for (size_t k = 0; k < rails.size() && k < last_rail_seconds.size(); ++k) {
+      const double slice = static_cast<double>(last_bytes) / static_cast<double>(rails.size());
+      const double busbw =
+          last_rail_seconds[k] > 0 ? slice / last_rail_seconds[k] / 1e9 * bus_factor : 0;
+      std::printf("#   rail %zu  %-15s  busbw %8.2f GB/s\n", k, rails[k].c_str(), busbw);
+      per_rail.push_back({{"rail", k}, {"address", rails[k]}, {"busbw", busbw}});
+    }
+    if (!o.json_file.empty()) {
+      std::ofstream(o.json_file) << nlohmann::json{{"rows", rows},
+                                                   {"avg_busbw", bw_n ? bw_sum / bw_n : 0.0},
+                                                   {"out_of_bounds", total_wrong},
+                                                   {"rails", per_rail}}
+                                        .dump(2)
+                                 << "\n";
+    }
+  }
+  return total_wrong ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"railyard-bench: rail bandwidth and ring allreduce"};
+  Options o;
+  app.add_option("op", o.op, "allreduce")->required()->check(CLI::IsMember({"allreduce"}));
+  app.add_option("--transport", o.transport, "tcp (verbs and nccl: not in this build)");
+  app.add_option("--rank", o.rank,
+                 "this rank (or OMPI_COMM_WORLD_RANK, JOB_COMPLETION_INDEX, RANK)");
+  app.add_option("--world-size", o.world, "number of ranks (or OMPI_COMM_WORLD_SIZE, WORLD_SIZE)");
+  app.add_option("--rendezvous", o.rendezvous, "HOST:PORT of rank 0 (or MASTER_ADDR/MASTER_PORT)");
+  app.add_option("--rails", o.rails, "comma-separated rail interfaces or IPv4 addresses")
+      ->required();
+  app.add_option("-b", o.min_bytes, "smallest size (8, 64K, 16M, 1G)");
+  app.add_option("-e", o.max_bytes, "largest size");
+  app.add_option("-f", o.factor, "size factor");
+  app.add_option("-n", o.iters, "timed iterations");
+  app.add_option("-w", o.warmup, "warmup iterations");
+  app.add_option("-c", o.check, "check every element (1) or not (0)");
+  app.add_option("-d", o.dtype, "float or int32");
+  app.add_option("--timeout", o.timeout_s, "seconds to wait for a peer before naming it");
+  app.add_option("--json", o.json_file, "write results as JSON");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    return run(o);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "railyard-bench: %s\n", e.what());
+    return 2;
+  }
+}

@@ -1,0 +1,24 @@
+// Who am I in the job: rank, world size and rendezvous from flags, or from the environment of
+// mpirun (OMPI_COMM_WORLD_RANK/SIZE), a Kubernetes Indexed Job (JOB_COMPLETION_INDEX) or torchrun
+// (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT). Flags win.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "rdma/socket.h"
+
+namespace railyard::rdma {
+
+struct Launch {
+  int rank = -1, world = -1;
+  std::string rendezvous;  // HOST:PORT
+  std::string source;      // which of the above supplied the rank, for messages
+};
+
+// Throws NetError naming what is missing.
+Launch resolve_launch(const Launch& flags,
+                      const std::function<std::optional<std::string>(const std::string&)>& getenv);
+
+}  // namespace railyard::rdma

@@ -1,0 +1,213 @@
+// railyard-bench allreduce over TCP on loopback: every element checked for 2, 3 and 4 ranks, one
+// and two rails, odd sizes and both element types; each launcher's environment; a rank killed in
+// the middle of the run.
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <thread>
+
+#include "nccl-tests-wrapper/parse.h"
+#include "rdma/launch.h"
+#include "rdma/socket.h"
+#include "test/support/run.h"
+
+using namespace railyard::testing;
+
+namespace {
+
+const std::string kBench = RAILYARD_BIN_DIR "/railyard-bench";
+
+int free_port() {
+  auto s = railyard::rdma::Socket::listen_on("127.0.0.1", 0);
+  return s.local_port();  // closed again here; SO_REUSEADDR lets rank 0 take it
+}
+
+// Runs `world` ranks at once; returns each rank's result.
+std::vector<RunResult> run_ranks(
+    int world, const std::vector<std::string>& args,
+    const std::function<std::map<std::string, std::string>(int)>& env_of = nullptr,
+    bool rank_flags = true) {
+  const std::string rv = "127.0.0.1:" + std::to_string(free_port());
+  std::vector<RunResult> results(static_cast<size_t>(world));
+  std::vector<std::thread> threads;
+  for (int r = 0; r < world; ++r) {
+    threads.emplace_back([&, r] {
+      std::vector<std::string> argv = {kBench, "allreduce", "--timeout", "20"};
+      if (rank_flags)
+        argv.insert(argv.end(), {"--rank", std::to_string(r), "--world-size", std::to_string(world),
+                                 "--rendezvous", rv});
+      argv.insert(argv.end(), args.begin(), args.end());
+      auto env = env_of ? env_of(r) : std::map<std::string, std::string>{};
+      for (auto& [k, v] : env)
+        if (v == "<rv-port>") v = rv.substr(rv.find(':') + 1);
+      results[static_cast<size_t>(r)] = run(argv, env);
+    });
+  }
+  for (auto& t : threads) t.join();
+  return results;
+}
+
+void check_correct(const std::vector<RunResult>& results, size_t expected_rows) {
+  for (size_t r = 0; r < results.size(); ++r) {
+    INFO("rank " << r << ": " << results[r].out << results[r].err);
+    REQUIRE(results[r].exit_code == 0);
+  }
+  const auto parsed = railyard::validate::parse_nccl_tests(results[0].out);
+  INFO(results[0].out);
+  CHECK(parsed.complete);
+  CHECK(parsed.out_of_bounds == 0);
+  REQUIRE(parsed.rows.size() == expected_rows);
+  for (const auto& row : parsed.rows) {
+    CHECK(row.out_of_place->wrong == 0.0);
+    CHECK(row.in_place->wrong == 0.0);
+    CHECK(*row.in_place->busbw >= 0.0);
+  }
+  for (size_t r = 1; r < results.size(); ++r) CHECK(results[r].out.empty());  // only rank 0 prints
+}
+
+}  // namespace
+
+TEST_CASE("allreduce over TCP is exact for 2, 3 and 4 ranks on 1 and 2 rails",
+          "[bench][allreduce]") {
+  // 12 B to 1.2 MB by 7x: element counts 3, 21, 147, ... divisible neither by ranks nor by rails.
+  const std::vector<std::string> sweep = {"-b", "12", "-e", "1200000", "-f", "7",
+                                          "-n", "2",  "-w", "1",       "-c", "1"};
+  for (int world : {2, 3, 4}) {
+    for (const std::string rails : {"127.0.0.1", "127.0.0.1,127.0.0.1"}) {
+      INFO(world << " ranks, rails " << rails);
+      auto args = sweep;
+      args.insert(args.end(), {"--rails", rails});
+      check_correct(run_ranks(world, args), 6);
+    }
+  }
+}
+
+TEST_CASE("allreduce over TCP is exact for int32 and prints a per-rail summary",
+          "[bench][allreduce]") {
+  auto results = run_ranks(3, {"--rails", "lo,127.0.0.1", "-d", "int32", "-b", "4", "-e", "4M",
+                               "-f", "16", "-n", "2", "-w", "0"});
+  check_correct(results, 6);
+  CHECK_THAT(results[0].out, Catch::Contains("#   rail 0  127.0.0.1"));
+  CHECK_THAT(results[0].out, Catch::Contains("#   rail 1  127.0.0.1"));
+}
+
+TEST_CASE("rank, world and rendezvous from mpirun, Indexed Job and torchrun environments",
+          "[bench][allreduce]") {
+  const std::vector<std::string> small = {"--rails", "127.0.0.1", "-b", "64", "-e",
+                                          "64",      "-n",        "1",  "-w", "0"};
+  SECTION("mpirun") {
+    auto args = small;
+    args.insert(args.end(), {"--rendezvous", "127.0.0.1:" + std::to_string(free_port())});
+    check_correct(run_ranks(
+                      2, args,
+                      [](int r) {
+                        return std::map<std::string, std::string>{
+                            {"OMPI_COMM_WORLD_RANK", std::to_string(r)},
+                            {"OMPI_COMM_WORLD_SIZE", "2"}};
+                      },
+                      false),
+                  1);
+  }
+  SECTION("Indexed Job") {
+    auto args = small;
+    args.insert(args.end(),
+                {"--world-size", "2", "--rendezvous", "127.0.0.1:" + std::to_string(free_port())});
+    check_correct(run_ranks(
+                      2, args,
+                      [](int r) {
+                        return std::map<std::string, std::string>{
+                            {"JOB_COMPLETION_INDEX", std::to_string(r)}};
+                      },
+                      false),
+                  1);
+  }
+  SECTION("torchrun") {
+    check_correct(run_ranks(
+                      2, small,
+                      [](int r) {
+                        return std::map<std::string, std::string>{{"RANK", std::to_string(r)},
+                                                                  {"WORLD_SIZE", "2"},
+                                                                  {"MASTER_ADDR", "127.0.0.1"},
+                                                                  {"MASTER_PORT", "<rv-port>"}};
+                      },
+                      false),
+                  1);
+  }
+  auto getenv = [](std::map<std::string, std::string> m) {
+    return [m](const std::string& k) -> std::optional<std::string> {
+      auto it = m.find(k);
+      if (it == m.end()) return std::nullopt;
+      return it->second;
+    };
+  };
+  using railyard::rdma::resolve_launch;
+  CHECK_THROWS_WITH(resolve_launch({}, getenv({})), Catch::Contains("no rank"));
+  CHECK_THROWS_WITH(resolve_launch({}, getenv({{"JOB_COMPLETION_INDEX", "1"}})),
+                    Catch::Contains("no world size"));
+  CHECK_THROWS_WITH(
+      resolve_launch(
+          {},
+          getenv({{"RANK", "3"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "a"}, {"MASTER_PORT", "1"}})),
+      Catch::Contains("rank 3 is not below the world size 2"));
+  CHECK(resolve_launch({5, 8, "h:1", ""}, getenv({{"RANK", "0"}})).rank == 5);  // flags win
+}
+
+TEST_CASE("a rank that never comes, and a rank killed mid-run, are named within the timeout",
+          "[bench][allreduce]") {
+  const std::string rv = "127.0.0.1:" + std::to_string(free_port());
+  auto lonely = run({kBench, "allreduce", "--rank", "0", "--world-size", "2", "--rendezvous", rv,
+                     "--rails", "127.0.0.1", "--timeout", "2"});
+  CHECK(lonely.exit_code == 2);
+  CHECK_THAT(lonely.err, Catch::Contains("timed out after 2 s waiting for rank 1 to join"));
+
+  // Three ranks on a long run; rank 2 is killed once rank 0 has printed its first row.
+  const std::string rv2 = "127.0.0.1:" + std::to_string(free_port());
+  std::vector<pid_t> pids;
+  int out0[2];
+  REQUIRE(::pipe(out0) == 0);
+  for (int r = 0; r < 3; ++r) {
+    std::vector<std::string> argv = {kBench,         "allreduce", "--rank",       std::to_string(r),
+                                     "--world-size", "3",         "--rendezvous", rv2,
+                                     "--rails",      "127.0.0.1", "-b",           "4K",
+                                     "-e",           "64M",       "-f",           "2",
+                                     "-n",           "50",        "--timeout",    "5"};
+    std::vector<char*> args;
+    for (auto& a : argv) args.push_back(a.data());
+    args.push_back(nullptr);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    if (r == 0) {
+      posix_spawn_file_actions_adddup2(&fa, out0[1], 1);
+      posix_spawn_file_actions_adddup2(&fa, out0[1], 2);
+    } else {
+      posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    }
+    posix_spawn_file_actions_addclose(&fa, out0[0]);
+    pid_t pid;
+    REQUIRE(posix_spawn(&pid, kBench.c_str(), &fa, nullptr, args.data(), environ) == 0);
+    posix_spawn_file_actions_destroy(&fa);
+    pids.push_back(pid);
+  }
+  ::close(out0[1]);
+  FILE* in = ::fdopen(out0[0], "r");
+  char line[512];
+  bool started = false;
+  while (!started && std::fgets(line, sizeof line, in)) started = line[0] != '#';  // the first row
+  REQUIRE(started);
+  ::kill(pids[2], SIGKILL);
+  std::string rest;
+  while (std::fgets(line, sizeof line, in)) rest += line;
+  std::fclose(in);
+  CHECK_THAT(
+      rest, Catch::Contains("railyard-bench: rank 2 (rail 0) closed the connection (did it die?)"));
+  int status = 0;
+  ::waitpid(pids[0], &status, 0);
+  CHECK(WEXITSTATUS(status) == 2);
+  ::waitpid(pids[1], &status, 0);
+  CHECK(WEXITSTATUS(status) == 2);
+  ::waitpid(pids[2], &status, 0);
+}
