@@ -34,7 +34,8 @@ std::string xml_escape(const std::string& s) {
 std::string busbw_text(const RunOutcome& r) {
   if (!r.busbw) return "-";
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f GB/s", *r.busbw);
+  std::snprintf(buf, sizeof buf, *r.busbw < 1 && *r.busbw > 0 ? "%.3f GB/s" : "%.1f GB/s",
+                *r.busbw);
   return buf;
 }
 

@@ -1,27 +1,90 @@
 #!/usr/bin/env bash
-# The README's main command: installs what is missing, builds, and shows railyard's view of a
-# simulated DGX H100-like node (a sysfs fixture; nothing on this machine is touched).
+# The README's main command. On a fresh machine: installs what is missing, builds, then
+#  1. shows railyard's view of a simulated DGX H100-like node (railyard topo), and
+#  2. runs a simulated two-node bring-up: two "nodes" (network namespaces) whose 8 VFs are veth
+#     ends cabled rail to rail; railyard-cni attaches all 8 rails into a pod on each node;
+#     railyard-validate checks the node and runs railyard-bench per rail and across rails between
+#     the pods; rail 5 is deliberately degraded (rate-limited), and the report names it.
+# Everything it creates is removed on exit, failure included. Needs root (namespaces).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build -j "$(nproc)" --target railyard railyard-fixture
+cmake --build build -j "$(nproc)" --target railyard railyard-fixture railyard-cni railyard-sbr railyard-bench \
+  railyard-validate
 
+bin=$PWD/build/bin
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-build/bin/railyard-fixture test/fixtures/dgx-h100.json "$work/node"
-cat >"$work/rails.json" <<'JSON'
-{"selectors": {"linkTypes": ["infiniband"]}}
-JSON
+tag="rydemo$$"
+node_a="$tag-node-a" node_b="$tag-node-b" pod_a="$tag-pod-a" pod_b="$tag-pod-b"
+cleanup() {
+  for ns in "$pod_a" "$pod_b" "$node_a" "$node_b"; do ip netns del "$ns" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
 
-echo "== railyard topo on a simulated DGX H100-like node (test/fixtures/dgx-h100.json)"
-echo "   rails: InfiniBand NICs only ($work/rails.json), so the Ethernet storage NICs are left out"
+echo "== 1. railyard topo on a simulated DGX H100-like node (test/fixtures/dgx-h100.json)"
+build/bin/railyard-fixture test/fixtures/dgx-h100.json "$work/dgx"
+echo '{"selectors": {"linkTypes": ["infiniband"]}}' >"$work/ib-rails.json"
+build/bin/railyard topo --sysfs-root "$work/dgx" --rails "$work/ib-rails.json" | sed -n '/^Bundles/,$p'
+
 echo
-build/bin/railyard topo --sysfs-root "$work/node" --rails "$work/rails.json"
+echo "== 2. simulated bring-up: two nodes, 8 rails, a pod on each"
+# One hardware description for both nodes: 8 GPU+NIC pairs, one VF each, the VF's netdev ryvf<k>.
+python3 - "$work/node.json" <<'PY'
+import json, sys
+hbs = [{"id": "0000:%02x" % (0x10 + k * 0x10), "numa": 0 if k < 4 else 1,
+        "ports": [{"switch": [{"gpu": {}}, {"nic": {"rdma": f"mlx5_{k}", "netdev": f"ibp{k}s0", "vfs": 1,
+                                                    "vf_netdevs": [f"ryvf{k}"]}}]}]} for k in range(8)]
+json.dump({"host_bridges": hbs}, open(sys.argv[1], "w"))
+PY
+build/bin/railyard-fixture "$work/node.json" "$work/root"
+echo '{}' >"$work/rails.json"
+for ns in "$node_a" "$node_b" "$pod_a" "$pod_b"; do ip netns add "$ns"; done
+for k in 0 1 2 3 4 5 6 7; do  # rail k: node A's VF k cabled to node B's VF k
+  ip link add "ryvf$k" netns "$node_a" type veth peer name "ryvf$k" netns "$node_b"
+done
+export RAILYARD_SYSFS_ROOT="$work/root" RAILYARD_RAILS_FILE="$work/rails.json"
+attach() {  # node pod host-octet
+  local node=$1 pod=$2 host=$3 k pci
+  for k in 0 1 2 3 4 5 6 7; do
+    pci=$(build/bin/railyard topo --json | python3 -c "import json,sys; n=json.load(sys.stdin)['nics']; print([x for x in n if x['rail']==$k][0]['vfs'][0]['pci'])")
+    printf '{"cniVersion":"1.0.0","name":"rails","type":"railyard-cni","deviceID":"%s","stateDir":"%s","logLevel":"warning",
+      "ipam":{"type":"static","addresses":[{"address":"10.10.%d.%d/24"}]}}' "$pci" "$work/state-$node" "$k" "$host" |
+      CNI_COMMAND=ADD CNI_CONTAINERID="$pod" CNI_NETNS="/var/run/netns/$pod" CNI_IFNAME="net$((k + 1))" \
+        CNI_PATH=/usr/lib/cni ip netns exec "$node" "$bin/railyard-cni" >/dev/null
+  done
+  echo "   $pod: $(ip -n "$pod" -o -4 addr show | awk '$2 ~ /^net/ {printf "%s=%s ", $2, $4}')"
+}
+attach "$node_a" "$pod_a" 1
+attach "$node_b" "$pod_b" 2
+echo "   degrading rail 5: pod A's net6 limited to 200 Mbit/s (tc tbf)"
+ip netns exec "$pod_a" tc qdisc add dev net6 root tbf rate 200mbit burst 64kb latency 100ms
+
+cat >"$work/validate.json" <<JSON
+{"checks": {"maxPathClass": "PXB", "gpuDirect": "off"},
+ "benchmark": {"command": "$PWD/scripts/demo-bench.sh", "args": ["-b", "1M", "-e", "4M", "-f", "4", "-n", "3", "-w", "1"],
+               "largeMessageBytes": 4194304, "minFractionOfMedianRail": 0.5, "repeats": 1, "timeoutSeconds": 120,
+               "env": {"DEMO_POD_A": "$pod_a", "DEMO_POD_B": "$pod_b", "DEMO_BENCH": "$bin/railyard-bench"}}}
+JSON
 echo
-echo "== the same as JSON (first bundle):"
-build/bin/railyard topo --sysfs-root "$work/node" --rails "$work/rails.json" --json |
-  python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)["bundles"][0], indent=2))'
+echo "== 3. railyard-validate run (node checks, then railyard-bench per rail and across all 8)"
+status=0
+build/bin/railyard-validate run --config "$work/validate.json" --report "$work/report.json" \
+  --node-patch "$work/patch.json" || status=$?
 echo
-echo "== this machine:"
-build/bin/railyard topo
+echo "   exit status $status (0 pass, 1 fail, 2 could not run); kubectl node patch:"
+python3 -c "import json; print('  ', json.load(open('$work/patch.json'))['metadata']['labels'])"
+
+echo
+echo "== 4. detaching every rail (railyard-cni DEL) and cleaning up"
+for node in "$node_a" "$node_b"; do
+  pod=$pod_a; [ "$node" = "$node_b" ] && pod=$pod_b
+  for k in 0 1 2 3 4 5 6 7; do
+    echo '{"cniVersion":"1.0.0","name":"rails","type":"railyard-cni","deviceID":"0000:00:00.0","logLevel":"warning","stateDir":"'"$work/state-$node"'"}' |
+      CNI_COMMAND=DEL CNI_CONTAINERID="$pod" CNI_NETNS="/var/run/netns/$pod" CNI_IFNAME="net$((k + 1))" \
+        CNI_PATH=/usr/lib/cni ip netns exec "$node" "$bin/railyard-cni" >/dev/null
+  done
+done
+echo "   VFs back on node A: $(ip -n "$node_a" -o link show | grep -c ryvf) of 8"
+[ "$status" = 1 ] && grep -q '"rail 5 (mlx5_5)"' "$work/report.json" && echo "   the degraded rail was named: rail 5 (mlx5_5)"
