@@ -90,6 +90,7 @@ std::vector<double> TcpRing::allreduce(void* data, size_t count, DType type) {
   const size_t es = elem_size(type);
   const int n = world_;
   std::vector<std::exception_ptr> errors(rails);
+  scratch_.resize(rails);
   std::vector<std::thread> threads;
   for (size_t k = 0; k < rails; ++k) {
     threads.emplace_back([&, k] {
@@ -102,7 +103,9 @@ std::vector<double> TcpRing::allreduce(void* data, size_t count, DType type) {
           return len * static_cast<size_t>(c) / static_cast<size_t>(n);
         };
         auto chunk_len = [&](int c) { return chunk_begin(c + 1) - chunk_begin(c); };
-        std::vector<char> tmp((len / static_cast<size_t>(n) + 1) * es);
+        std::vector<char>& tmp = scratch_[k];
+        if (tmp.size() < (len / static_cast<size_t>(n) + 1) * es)
+          tmp.resize((len / static_cast<size_t>(n) + 1) * es);
         const std::string next_name =
             "rank " + std::to_string((rank_ + 1) % n) + " (rail " + std::to_string(k) + ")";
         const std::string prev_name =

@@ -31,6 +31,8 @@ class TcpRing {
  private:
   int rank_, world_;
   std::vector<Socket> next_, prev_;
+  std::vector<std::vector<char>>
+      scratch_;  // per rail, kept across calls: fresh pages cost more than the copy
   std::chrono::milliseconds timeout_;
 };
 

@@ -1,0 +1,109 @@
+"""Driver for run.sh: runs each tool per rail count and round, prints medians and ratios."""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+
+MIN, MAX, ITERS = 1 << 20, 64 << 20, 10
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, shell=True, check=True, capture_output=True, text=True, **kw).stdout
+
+
+def size_lines(text):
+    out = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[0].isdigit():
+            out[int(parts[0])] = float(parts[1])
+    return out
+
+
+def railyard(a, b, rails, port, binary_dir):
+    args = f"allreduce --world-size 2 --rendezvous 10.77.0.1:{port} --rails {rails} -b {MIN} -e {MAX} -f 4 -n {ITERS} -w 2 -c 0"
+    peer = subprocess.Popen(f"ip netns exec {b} {binary_dir}/railyard-bench --rank 1 {args}", shell=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    out = sh(f"ip netns exec {a} {binary_dir}/railyard-bench --rank 0 {args}")
+    peer.wait()
+    parsed = json.loads(subprocess.run([f"{binary_dir}/railyard-validate", "parse", "-"], input=out, text=True,
+                                       capture_output=True, check=True).stdout)
+    return {r["size"]: r["in_place"]["busbw"] for r in parsed["rows"]}
+
+
+def mpi(a, work, rails):
+    return size_lines(sh(f"ip netns exec {a} mpirun --allow-run-as-root --mca plm_rsh_agent {work}/nsrsh "
+                         f"--mca btl tcp,self --mca btl_tcp_if_include {rails} --mca oob_tcp_if_include rail0 "
+                         f"--host 10.77.0.1,10.77.0.2 -np 2 {work}/mpi_allreduce {MIN} {MAX} {ITERS}"))
+
+
+def gloo(a, b, work, round_):
+    store = os.path.join(work, f"gloo-store-{round_}")
+    os.makedirs(store)
+    args = f"{store} rail0 {MIN} {MAX} {ITERS}"
+    peer = subprocess.Popen(f"ip netns exec {b} {work}/gloo_allreduce 1 2 {args}", shell=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    out = sh(f"ip netns exec {a} {work}/gloo_allreduce 0 2 {args}")
+    peer.wait()
+    return size_lines(out)
+
+
+def iperf(a, b, port):
+    server = subprocess.Popen(f"ip netns exec {b} iperf3 -s -1 -p {port}", shell=True,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    out = None
+    for _ in range(50):  # the server may not listen yet: iperf3 -c fails at once, then we retry
+        r = subprocess.run(f"ip netns exec {a} iperf3 -c 10.77.0.2 -p {port} -t 3 -J", shell=True,
+                           capture_output=True, text=True)
+        if r.returncode == 0:
+            out = r.stdout
+            break
+    server.wait()
+    return json.loads(out)["end"]["sum_received"]["bits_per_second"] / 8e9
+
+
+def main():
+    p = argparse.ArgumentParser()
+    for k in ("a", "b", "work", "bin"):
+        p.add_argument(f"--{k}", required=True)
+    p.add_argument("--rounds", type=int, default=3)
+    a = p.parse_args()
+    results = {}
+    iperf_runs = []
+    for rnd in range(a.rounds):
+        for rails, ifs in ((1, "rail0"), (2, "rail0,rail1")):
+            results.setdefault((rails, "railyard-bench"), []).append(railyard(a.a, a.b, ifs, 29600 + rnd * 2 + rails, a.bin))
+            results.setdefault((rails, "OpenMPI"), []).append(mpi(a.a, a.work, ifs))
+            if rails == 1:
+                results.setdefault((rails, "Gloo"), []).append(gloo(a.a, a.b, a.work, rnd))
+        iperf_runs.append(iperf(a.a, a.b, 5301 + rnd))
+        print(f"\rround {rnd + 1}/{a.rounds}", end="", flush=True)
+    print()
+    ip = statistics.median(iperf_runs)
+    print(f"iperf3, one TCP stream on rail0 (the physical reference): {ip:.2f} GB/s (median of {len(iperf_runs)})")
+    for rails in (1, 2):
+        tools = [t for (r, t) in results if r == rails]
+        med = {t: {s: statistics.median(run[s] for run in results[(rails, t)]) for s in results[(rails, t)][0]} for t in tools}
+        print(f"\n{rails} rail{'s' if rails > 1 else ''}: busbw in GB/s, medians of {a.rounds} rounds"
+              + ("" if rails == 1 else " (Gloo has one TCP device: not run)"))
+        header = f"{'size':>10}" + "".join(f"{t:>16}" for t in tools) + f"{'vs OpenMPI':>12}" + \
+            (f"{'vs Gloo':>10}" if "Gloo" in tools else "") + f"{'vs iperf3':>11}"
+        print(header)
+        for s in sorted(med["railyard-bench"]):
+            ours = med["railyard-bench"][s]
+            line = f"{s:>10}" + "".join(f"{med[t].get(s, float('nan')):>16.2f}" for t in tools)
+            line += f"{ours / med['OpenMPI'][s]:>11.2f}x"
+            if "Gloo" in tools:
+                line += f"{ours / med['Gloo'][s]:>9.2f}x"
+            line += f"{ours / ip:>10.2f}x"
+            print(line)
+        big = [s for s in med["railyard-bench"] if s >= 16 << 20]
+        vs_mpi = min(med["railyard-bench"][s] / med["OpenMPI"][s] for s in big)
+        vs_ip = min(med["railyard-bench"][s] / ip for s in big)
+        print(f"targets at >= 16 MiB: >= 1.3x OpenMPI: {'met' if vs_mpi >= 1.3 else 'MISSED'} ({vs_mpi:.2f}x worst);"
+              f" >= 0.8x iperf3: {'met' if vs_ip >= 0.8 else 'MISSED'} ({vs_ip:.2f}x worst)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# 2 ranks in two network namespaces over one veth rail and over two: railyard-bench against
+# OpenMPI's MPI_Allreduce (btl tcp) and Gloo's ring allreduce, same sizes, interleaved rounds,
+# medians and busbw ratios, with iperf3's single-stream throughput on the same link as the
+# physical reference. Targets at >= 16 MiB: >= 1.3x OpenMPI and >= 0.8x iperf3.
+# Usage: bench/allreduce/run.sh [ROUNDS]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+scripts/install-deps.sh
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j "$(nproc)" --target railyard-bench railyard-validate >/dev/null
+work=$(mktemp -d)
+a="ryab-a-$$" b="ryab-b-$$"
+cleanup() { ip netns del "$a" 2>/dev/null || true; ip netns del "$b" 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+mpicc -O2 -o "$work/mpi_allreduce" bench/allreduce/mpi_allreduce.c
+g++ -O2 -std=c++17 -o "$work/gloo_allreduce" bench/allreduce/gloo_allreduce.cpp -lgloo -lpthread
+ip netns add "$a"
+ip netns add "$b"
+for k in 0 1; do
+  ip link add "rail$k" netns "$a" type veth peer name "rail$k" netns "$b"
+  ip -n "$a" addr add "10.7$((7 + k)).0.1/24" dev "rail$k"
+  ip -n "$b" addr add "10.7$((7 + k)).0.2/24" dev "rail$k"
+  ip -n "$a" link set "rail$k" up
+  ip -n "$b" link set "rail$k" up
+done
+ip -n "$a" link set lo up
+ip -n "$b" link set lo up
+# OpenMPI starts its daemon on the "remote host" (namespace b) through this agent, so its own
+# traffic crosses the rails too (PMIx cannot reach a rank in another namespace otherwise).
+cat >"$work/nsrsh" <<SH
+#!/bin/sh
+shift_host=\$1; shift
+exec ip netns exec $b sh -c "\$*"
+SH
+chmod +x "$work/nsrsh"
+python3 bench/allreduce/bench.py --a "$a" --b "$b" --work "$work" --bin build/bin --rounds "${1:-3}"
