@@ -35,7 +35,8 @@ std::vector<RouteSpec> Plan::route_specs() const {
   };
   for (const auto& a : addresses) {
     if (a.prefix_len == a.address.max_prefix()) continue;  // a /32 has no subnet to route
-    RouteSpec r{a.network(), std::nullopt, std::nullopt, true};
+    // IPv6 routes have no link scope in the kernel, and need no src (see routing.h).
+    RouteSpec r{a.network(), std::nullopt, std::nullopt, a.address.is_v4()};
     if (a.address.is_v4()) r.src = a.address;
     add(std::move(r));
   }
@@ -49,13 +50,13 @@ std::vector<RouteSpec> Plan::route_specs() const {
     if (gw != gateways.end())
       add(RouteSpec{def, *gw, std::nullopt, false});
     else if (default_without_gateway)
-      add(RouteSpec{def, std::nullopt, std::nullopt, true});
+      add(RouteSpec{def, std::nullopt, std::nullopt, family == AF_INET});
   }
   for (const auto& r : routes) {
     if (std::none_of(addresses.begin(), addresses.end(),
                      [&](const IpPrefix& a) { return a.address.family == r.dst.address.family; }))
       continue;
-    add(RouteSpec{r.dst, r.gateway, std::nullopt, !r.gateway});
+    add(RouteSpec{r.dst, r.gateway, std::nullopt, !r.gateway && r.dst.address.is_v4()});
   }
   return out;
 }

@@ -166,9 +166,15 @@ void give_back(const AttachmentState& st) {
   for (const std::string& name : {st.host_name, st.ifname}) {
     auto link = find_link(sk, name);
     if (!link) continue;
-    // Under the pod's name means the kernel returned it; under its own name only when it never
-    // left. Anything else with the pod's name that we did not move is not ours to touch.
-    if (name == st.ifname && st.pci.empty()) return;
+    // Under its own name: it never left. Under the pod's name: the kernel returned it when the
+    // namespace died, but only a matching MAC proves that this host interface is that device.
+    if (name == st.ifname) {
+      std::string pod_mac;
+      if (st.result.is_object() && st.result.contains("interfaces") &&
+          !st.result["interfaces"].empty())
+        pod_mac = st.result["interfaces"][0].value("mac", "");
+      if (link->mac != pod_mac && link->mac != st.original_mac) continue;
+    }
     change_link(sk, name, {.up = false});
     LinkChange back{
         .name = name == st.host_name ? std::nullopt : std::optional<std::string>(st.host_name),

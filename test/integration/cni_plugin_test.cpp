@@ -172,6 +172,27 @@ TEST_CASE("DEL is idempotent and best effort", "[cni][netns]") {
     CHECK(files_in(rig.state_dir()) == 0);
     CHECK(ipam_allocations(rig) == 0);
   }
+  SECTION(
+      "with the pod's namespace gone, a host interface that merely has the pod's name is left "
+      "alone") {
+    rig.node.ip("link add net1 type veth peer name net1peer");
+    const std::string before = rig.node.ip("-o link show dev net1");
+    auto pod = std::make_unique<TestNetns>("pod");
+    REQUIRE(rig.cni("ADD", *pod, "net1", rig.config(0)).exit_code == 0);
+    const std::string path = pod->path();
+    pod.reset();
+    auto r = run({"ip", "netns", "exec", rig.node.name(), RAILYARD_BIN_DIR "/railyard-cni"},
+                 {{"CNI_COMMAND", "DEL"},
+                  {"CNI_CONTAINERID", "ctr1"},
+                  {"CNI_NETNS", path},
+                  {"CNI_IFNAME", "net1"},
+                  {"CNI_PATH", "/usr/lib/cni"},
+                  {"RAILYARD_SYSFS_ROOT", (rig.dir.path() / "root").string()},
+                  {"RAILYARD_RAILS_FILE", (rig.dir.path() / "rails.json").string()}},
+                 rig.config(0).dump());
+    CHECK(r.exit_code == 0);
+    CHECK(rig.node.ip("-o link show dev net1") == before);
+  }
   SECTION("with the state lost: the IP is still released") {
     TestNetns pod("pod");
     REQUIRE(rig.cni("ADD", pod, "net1", rig.config(0)).exit_code == 0);

@@ -43,11 +43,10 @@ TEST_CASE("a plan: subnet, gateway or on-link default, extra routes, one rule pe
   p.routes = {{*IpPrefix::parse("10.200.0.0/16"), IpAddress::parse("10.10.2.254")},
               {*IpPrefix::parse("10.10.2.0/24"), std::nullopt}};  // duplicates the subnet route
   CHECK(routes_of(p) ==
-        std::vector<std::string>{"10.10.2.0/24 dev net3 scope link src 10.10.2.2 table 102",
-                                 "fd00:2::/64 dev net3 scope link table 102",
-                                 "default via 10.10.2.1 dev net3 table 102",
-                                 "default dev net3 scope link table 102",
-                                 "10.200.0.0/16 via 10.10.2.254 dev net3 table 102"});
+        std::vector<std::string>{
+            "10.10.2.0/24 dev net3 scope link src 10.10.2.2 table 102",
+            "fd00:2::/64 dev net3 table 102", "default via 10.10.2.1 dev net3 table 102",
+            "default dev net3 table 102", "10.200.0.0/16 via 10.10.2.254 dev net3 table 102"});
   std::vector<std::string> rules;
   for (const auto& r : p.rule_specs()) rules.push_back(r.to_string());
   CHECK(rules == std::vector<std::string>{"from 10.10.2.2 lookup 102 priority 1002",
