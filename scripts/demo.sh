@@ -31,14 +31,7 @@ build/bin/railyard topo --sysfs-root "$work/dgx" --rails "$work/ib-rails.json" |
 echo
 echo "== 2. simulated bring-up: two nodes, 8 rails, a pod on each"
 # One hardware description for both nodes: 8 GPU+NIC pairs, one VF each, the VF's netdev ryvf<k>.
-python3 - "$work/node.json" <<'PY'
-import json, sys
-hbs = [{"id": "0000:%02x" % (0x10 + k * 0x10), "numa": 0 if k < 4 else 1,
-        "ports": [{"switch": [{"gpu": {}}, {"nic": {"rdma": f"mlx5_{k}", "netdev": f"ibp{k}s0", "vfs": 1,
-                                                    "vf_netdevs": [f"ryvf{k}"]}}]}]} for k in range(8)]
-json.dump({"host_bridges": hbs}, open(sys.argv[1], "w"))
-PY
-build/bin/railyard-fixture "$work/node.json" "$work/root"
+build/bin/railyard-fixture test/fixtures/sim-node-8rails.json "$work/root"
 echo '{}' >"$work/rails.json"
 for ns in "$node_a" "$node_b" "$pod_a" "$pod_b"; do ip netns add "$ns"; done
 for k in 0 1 2 3 4 5 6 7; do  # rail k: node A's VF k cabled to node B's VF k

@@ -20,14 +20,7 @@ cleanup() {
 trap cleanup EXIT
 ip netns add "$node"
 ip netns add "$pod"
-python3 - "$work/node.json" <<'PY'
-import json, sys
-hbs = [{"id": "0000:%02x" % (0x10 + k * 0x10), "numa": 0 if k < 4 else 1,
-        "ports": [{"switch": [{"gpu": {}}, {"nic": {"rdma": f"mlx5_{k}", "netdev": f"rypf{k}", "vfs": 1,
-                                                    "vf_netdevs": [f"ryvf{k}"]}}]}]} for k in range(8)]
-json.dump({"host_bridges": hbs}, open(sys.argv[1], "w"))
-PY
-build/bin/railyard-fixture "$work/node.json" "$work/root"
+build/bin/railyard-fixture test/fixtures/sim-node-8rails.json "$work/root"
 echo '{}' >"$work/rails.json"
 for k in 0 1 2 3 4 5 6 7; do
   ip link add "ryvf$k" netns "$node" type veth peer name "ryvfx$k" netns "$node"

@@ -158,15 +158,7 @@ TEST_CASE("DEL is idempotent and best effort", "[cni][netns]") {
     REQUIRE(rig.cni("ADD", *pod, "net1", rig.config(0)).exit_code == 0);
     const std::string path = pod->path();
     pod.reset();  // the veth standing in for the VF dies with it (a real VF returns to the host)
-    auto r = run({"ip", "netns", "exec", rig.node.name(), RAILYARD_BIN_DIR "/railyard-cni"},
-                 {{"CNI_COMMAND", "DEL"},
-                  {"CNI_CONTAINERID", "ctr1"},
-                  {"CNI_NETNS", path},
-                  {"CNI_IFNAME", "net1"},
-                  {"CNI_PATH", "/usr/lib/cni"},
-                  {"RAILYARD_SYSFS_ROOT", (rig.dir.path() / "root").string()},
-                  {"RAILYARD_RAILS_FILE", (rig.dir.path() / "rails.json").string()}},
-                 rig.config(0).dump());
+    auto r = rig.cni_at("DEL", path, "net1", rig.config(0));
     INFO(r.out << r.err);
     CHECK(r.exit_code == 0);
     CHECK(files_in(rig.state_dir()) == 0);
@@ -181,15 +173,7 @@ TEST_CASE("DEL is idempotent and best effort", "[cni][netns]") {
     REQUIRE(rig.cni("ADD", *pod, "net1", rig.config(0)).exit_code == 0);
     const std::string path = pod->path();
     pod.reset();
-    auto r = run({"ip", "netns", "exec", rig.node.name(), RAILYARD_BIN_DIR "/railyard-cni"},
-                 {{"CNI_COMMAND", "DEL"},
-                  {"CNI_CONTAINERID", "ctr1"},
-                  {"CNI_NETNS", path},
-                  {"CNI_IFNAME", "net1"},
-                  {"CNI_PATH", "/usr/lib/cni"},
-                  {"RAILYARD_SYSFS_ROOT", (rig.dir.path() / "root").string()},
-                  {"RAILYARD_RAILS_FILE", (rig.dir.path() / "rails.json").string()}},
-                 rig.config(0).dump());
+    auto r = rig.cni_at("DEL", path, "net1", rig.config(0));
     CHECK(r.exit_code == 0);
     CHECK(rig.node.ip("-o link show dev net1") == before);
   }

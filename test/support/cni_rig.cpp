@@ -76,10 +76,16 @@ json CniRig::config(int k, const std::string& version) const {
 RunResult CniRig::cni(const std::string& command, const TestNetns& pod, const std::string& ifname,
                       const json& config, const std::string& container,
                       const std::string& cni_path) const {
+  return cni_at(command, pod.path(), ifname, config, container, cni_path);
+}
+
+RunResult CniRig::cni_at(const std::string& command, const std::string& netns_path,
+                         const std::string& ifname, const json& config,
+                         const std::string& container, const std::string& cni_path) const {
   return run({"ip", "netns", "exec", node.name(), RAILYARD_BIN_DIR "/railyard-cni"},
              {{"CNI_COMMAND", command},
               {"CNI_CONTAINERID", container},
-              {"CNI_NETNS", pod.path()},
+              {"CNI_NETNS", netns_path},
               {"CNI_IFNAME", ifname},
               {"CNI_PATH", cni_path},
               {"RAILYARD_SYSFS_ROOT", (dir.path() / "root").string()},

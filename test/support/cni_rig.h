@@ -35,6 +35,11 @@ class CniRig {
   RunResult cni(const std::string& command, const TestNetns& pod, const std::string& ifname,
                 const nlohmann::json& config, const std::string& container = "ctr1",
                 const std::string& cni_path = "/usr/lib/cni") const;
+  // The same with a namespace path that may no longer exist.
+  RunResult cni_at(const std::string& command, const std::string& netns_path,
+                   const std::string& ifname, const nlohmann::json& config,
+                   const std::string& container = "ctr1",
+                   const std::string& cni_path = "/usr/lib/cni") const;
   // Links of the node namespace: "name mtu mac state" per line, sorted.
   std::string node_links() const;
   // Everything in a namespace that a plugin could leave behind.
