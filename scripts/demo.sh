@@ -8,10 +8,7 @@
 # Everything it creates is removed on exit, failure included. Needs root (namespaces).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build -j "$(nproc)" --target railyard railyard-fixture railyard-cni railyard-sbr railyard-bench \
-  railyard-validate
+scripts/build.sh railyard railyard-fixture railyard-cni railyard-sbr railyard-bench railyard-validate
 
 bin=$PWD/build/bin
 work=$(mktemp -d)
@@ -38,10 +35,16 @@ for k in 0 1 2 3 4 5 6 7; do  # rail k: node A's VF k cabled to node B's VF k
   ip link add "ryvf$k" netns "$node_a" type veth peer name "ryvf$k" netns "$node_b"
 done
 export RAILYARD_SYSFS_ROOT="$work/root" RAILYARD_RAILS_FILE="$work/rails.json"
+# Rail k's VF PCI address, as the device plugin would hand it to Multus: one discovery for both
+# nodes (same hardware).
+mapfile -t vf_pci < <(build/bin/railyard topo --json | python3 -c "
+import json, sys
+nics = sorted((n for n in json.load(sys.stdin)['nics'] if n['rail'] is not None), key=lambda n: n['rail'])
+print('\n'.join(n['vfs'][0]['pci'] for n in nics))")
 attach() {  # node pod host-octet
   local node=$1 pod=$2 host=$3 k pci
   for k in 0 1 2 3 4 5 6 7; do
-    pci=$(build/bin/railyard topo --json | python3 -c "import json,sys; n=json.load(sys.stdin)['nics']; print([x for x in n if x['rail']==$k][0]['vfs'][0]['pci'])")
+    pci=${vf_pci[$k]}
     printf '{"cniVersion":"1.0.0","name":"rails","type":"railyard-cni","deviceID":"%s","stateDir":"%s","logLevel":"warning",
       "ipam":{"type":"static","addresses":[{"address":"10.10.%d.%d/24"}]}}' "$pci" "$work/state-$node" "$k" "$host" |
       CNI_COMMAND=ADD CNI_CONTAINERID="$pod" CNI_NETNS="/var/run/netns/$pod" CNI_IFNAME="net$((k + 1))" \

@@ -6,9 +6,7 @@
 # Usage: bench/allreduce/run.sh [ROUNDS]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-scripts/install-deps.sh
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build -j "$(nproc)" --target railyard-bench railyard-validate >/dev/null
+scripts/build.sh railyard-bench railyard-validate
 work=$(mktemp -d)
 a="ryab-a-$$" b="ryab-b-$$"
 cleanup() { ip netns del "$a" 2>/dev/null || true; ip netns del "$b" 2>/dev/null || true; rm -rf "$work"; }

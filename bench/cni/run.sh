@@ -5,9 +5,7 @@
 # Usage: bench/cni/run.sh [ROUNDS]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-scripts/install-deps.sh
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build -j "$(nproc)" --target railyard-cni railyard-fixture >/dev/null
+scripts/build.sh railyard railyard-cni railyard-fixture
 
 work=$(mktemp -d)
 node="rybench-cninode-$$"

@@ -4,9 +4,7 @@
 # Target: railyard-sbr at least 5x faster. Usage: bench/sbr/run.sh [ROUNDS]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-scripts/install-deps.sh
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build -j "$(nproc)" --target railyard-sbr >/dev/null
+scripts/build.sh railyard-sbr
 
 pod="rybench-sbr-$$"
 peer="rybench-sbrpeer-$$"

@@ -3,9 +3,7 @@
 # median over runs. Target: under 20 ms. Usage: bench/topology/run.sh [RUNS]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-scripts/install-deps.sh
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build -j "$(nproc)" --target railyard-fixture railyard-topo-bench >/dev/null
+scripts/build.sh railyard-fixture railyard-topo-bench
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 build/bin/railyard-fixture test/fixtures/scale-8x8x64.json "$work"
