@@ -1,0 +1,113 @@
+#include "deviceplugin/health.h"
+
+#include <sys/stat.h>
+
+#include <fstream>
+#include <unordered_map>
+
+namespace railyard::deviceplugin {
+namespace {
+
+namespace topo = railyard::topology;
+
+std::string fn_dir(const topo::NicFunction& fn) {
+  return "bus/pci/devices/" + fn.pci.address.to_string();
+}
+
+void add_port(std::vector<Probe>& out, const topo::NicFunction& fn) {
+  if (!fn.rdma || fn.rdma->ports.empty()) return;
+  const auto& port = fn.rdma->ports.front();
+  const std::string n = std::to_string(port.number);
+  out.push_back({Probe::Kind::kPortActive,
+                 fn_dir(fn) + "/infiniband/" + fn.rdma->name + "/ports/" + n + "/state",
+                 "port " + fn.rdma->name + "/" + n});
+}
+
+Probe pf_port_probe(const topo::Nic& nic) {
+  std::vector<Probe> p;
+  add_port(p, nic.pf);
+  return p.empty()
+             ? Probe{Probe::Kind::kExists, fn_dir(nic.pf), "PF " + nic.pf.pci.address.to_string()}
+             : p.front();
+}
+
+}  // namespace
+
+std::vector<Probe> probes_for(const topo::Node& node, const PoolDevice& dev) {
+  std::vector<Probe> out;
+  const auto& nic = node.nics[static_cast<size_t>(dev.fn.nic)];
+  const auto& fn = node.function(dev.fn);
+  out.push_back({Probe::Kind::kExists, fn_dir(fn), "PCI function " + dev.id});
+  if (dev.gpu >= 0) {
+    const auto& gpu = node.gpus[static_cast<size_t>(dev.gpu)];
+    out.push_back({Probe::Kind::kExists, "bus/pci/devices/" + gpu.pci.address.to_string(),
+                   "GPU " + gpu.pci.address.to_string()});
+  }
+  if (dev.fn.vf >= 0) add_port(out, fn);
+  add_port(out, nic.pf);
+  if (nic.link_layer() == "Ethernet" && !nic.pf.netdevs.empty()) {
+    const auto& nd = nic.pf.netdevs.front().name;
+    out.push_back(
+        {Probe::Kind::kCarrier, fn_dir(nic.pf) + "/net/" + nd + "/operstate", "netdev " + nd});
+  }
+  return out;
+}
+
+HealthChecker::HealthChecker(const topo::Sysfs& sysfs, const topo::Node& node,
+                             const std::vector<Pool>& pools)
+    : sysfs_(sysfs) {
+  for (const auto& pool : pools) {
+    auto& devs =
+        plan_.emplace_back(pool.resource, decltype(plan_)::value_type::second_type{}).second;
+    for (const auto& d : pool.devices) devs.emplace_back(d.id, probes_for(node, d));
+  }
+  for (size_t k = 0; k < node.rails.size(); ++k)
+    rail_ports_.emplace_back(static_cast<int>(k),
+                             pf_port_probe(node.nics[static_cast<size_t>(node.rails[k])]));
+}
+
+bool HealthChecker::passes(const Probe& p) const {
+  const std::string path = sysfs_.sys(p.path).string();
+  if (p.kind == Probe::Kind::kExists) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0;  // follows the bus/pci/devices link
+  }
+  std::ifstream in(path);
+  std::string value;
+  if (!(in >> value)) return false;
+  if (p.kind == Probe::Kind::kPortActive) return value == "4:" || value == "5:";  // ACTIVE(_DEFER)
+  return value == "up" || value == "unknown";
+}
+
+std::map<std::string, std::map<std::string, DeviceHealth>> HealthChecker::check() const {
+  std::unordered_map<std::string, bool> seen;  // one read per probe path per pass
+  auto cached = [&](const Probe& p) {
+    auto [it, fresh] = seen.emplace(p.path, false);
+    if (fresh) it->second = passes(p);
+    return it->second;
+  };
+  std::map<std::string, std::map<std::string, DeviceHealth>> out;
+  for (const auto& [resource, devices] : plan_) {
+    auto& r = out[resource];
+    for (const auto& [id, probes] : devices) {
+      DeviceHealth h;
+      for (const auto& p : probes)
+        if (!cached(p)) {
+          h = {false, p.kind == Probe::Kind::kExists       ? p.what + " is gone"
+                      : p.kind == Probe::Kind::kPortActive ? p.what + " is not ACTIVE"
+                                                           : p.what + " has no carrier"};
+          break;
+        }
+      r.emplace(id, h);
+    }
+  }
+  return out;
+}
+
+std::map<int, bool> HealthChecker::rail_links() const {
+  std::map<int, bool> out;
+  for (const auto& [k, probe] : rail_ports_) out[k] = passes(probe);
+  return out;
+}
+
+}  // namespace railyard::deviceplugin

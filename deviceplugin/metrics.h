@@ -1,0 +1,65 @@
+// Prometheus text exposition of the plugin's state (devices per pool by health, allocations,
+// rail link state, registration), and the HTTP endpoint that serves it with /healthz.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace httplib {
+class Server;
+}
+
+namespace railyard::deviceplugin {
+
+struct Gauges {
+  struct PoolCounts {
+    int healthy = 0, unhealthy = 0;
+    bool registered = false;
+  };
+  struct Rail {
+    std::string device;  // RDMA device of the rail's PF
+    bool up = false;
+  };
+  std::map<std::string, PoolCounts> pools;
+  std::map<int, Rail> rails;
+};
+
+class Metrics {
+ public:
+  void set_gauges(Gauges g);
+  void count_allocation(const std::string& resource, size_t devices);
+  void count_allocate_error(const std::string& resource);
+  void count_registration(const std::string& resource, bool ok);
+  std::string render() const;
+
+ private:
+  struct Counters {
+    uint64_t allocations = 0, devices = 0, errors = 0, registrations = 0, registration_errors = 0;
+  };
+  mutable std::mutex mu_;
+  Gauges gauges_;
+  std::map<std::string, Counters> counters_;
+};
+
+// Serves GET /metrics and GET /healthz on "host:port" (":9408" listens on every address).
+class MetricsServer {
+ public:
+  MetricsServer(const Metrics& metrics, std::function<bool()> healthy);
+  ~MetricsServer();
+  // Throws std::runtime_error when the address is bad or taken.
+  void start(const std::string& addr);
+  int port() const { return port_; }
+
+ private:
+  const Metrics& metrics_;
+  std::function<bool()> healthy_;
+  std::unique_ptr<httplib::Server> http_;
+  std::thread thread_;
+  int port_ = 0;
+};
+
+}  // namespace railyard::deviceplugin

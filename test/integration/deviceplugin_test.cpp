@@ -1,0 +1,598 @@
+// railyard-device-plugin against a kubelet stand-in: registration, ListAndWatch, health pushes,
+// Allocate, GetPreferredAllocation, kubelet restarts, re-discovery, bad input, shutdown. The
+// plugin runs as a child process on generated sysfs fixtures, as the DaemonSet runs it.
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
+
+#include "test/support/deviceplugin_rig.h"
+#include "test/support/fixture_node.h"
+#include "test/support/run.h"
+
+using namespace railyard::testing;
+using namespace std::chrono_literals;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kPlugin = RAILYARD_BIN_DIR "/railyard-device-plugin";
+
+// dgx-h100 with the InfiniBand NICs as rails: 8 bundles; VFs on rail 0 (mlx5_0) and rail 4.
+const std::vector<std::string> kBundleIds = {"0000:19:00.0", "0000:3b:00.0", "0000:4c:00.0",
+                                             "0000:5d:00.0", "0000:9b:00.0", "0000:bb:00.0",
+                                             "0000:cb:00.0", "0000:db:00.0"};
+const std::vector<std::string> kRail0Vfs = {"0000:19:00.2", "0000:19:00.3", "0000:19:00.4",
+                                            "0000:19:00.5"};
+
+struct Rig {
+  GeneratedFixture fx;
+  TempDir dir;
+  fs::path kubelet_dir = dir.path() / "kubelet";
+  fs::path devinfo_dir = dir.path() / "devinfo";
+  fs::path config = dir.path() / "config.json";
+  std::string metrics_addr;  // empty: no metrics endpoint
+  std::unique_ptr<FakeKubelet> kubelet;
+  std::unique_ptr<PluginProcess> plugin;
+
+  explicit Rig(const std::string& fixture = "dgx-h100") : fx(fixture) {
+    fs::create_directories(kubelet_dir);
+    std::ofstream(dir.path() / "rails.json") << R"({"selectors": {"linkTypes": ["infiniband"]}})";
+  }
+  std::vector<std::string> args(bool with_config) const {
+    std::vector<std::string> a = {"--sysfs-root",   fx.root().string(),
+                                  "--rails",        (dir.path() / "rails.json").string(),
+                                  "--kubelet-dir",  kubelet_dir.string(),
+                                  "--devinfo-dir",  devinfo_dir.string(),
+                                  "--metrics-addr", metrics_addr};
+    if (with_config) a.insert(a.end(), {"--config", config.string()});
+    return a;
+  }
+  // Starts the kubelet stand-in and the plugin; returns once `n` resources registered.
+  std::vector<v1beta1::RegisterRequest> start(size_t n, bool with_config = false) {
+    kubelet = std::make_unique<FakeKubelet>(kubelet_dir);
+    auto a = args(with_config);
+    plugin = std::make_unique<PluginProcess>(a, dir.path() / "plugin.log");
+    auto regs = kubelet->wait_for(n, 10s);
+    INFO(plugin->log());
+    REQUIRE(regs.size() == n);
+    return regs;
+  }
+  std::unique_ptr<v1beta1::DevicePlugin::Stub> client(const std::string& resource) const {
+    std::string s = resource;
+    std::replace(s.begin(), s.end(), '/', '_');
+    return plugin_client(kubelet_dir / (s + ".sock"));
+  }
+  // Replaces a sysfs file the way the kernel's value changes: all at once.
+  void set_sysfs(const std::string& rel, const std::string& value) const {
+    const fs::path p = fx.sys(rel);
+    std::ofstream(p.string() + ".new") << value << "\n";
+    fs::rename(p.string() + ".new", p);
+  }
+};
+
+std::map<std::string, std::pair<std::string, int>> by_id(const v1beta1::ListAndWatchResponse& r) {
+  std::map<std::string, std::pair<std::string, int>> out;
+  for (const auto& d : r.devices())
+    out[d.id()] = {d.health(),
+                   d.topology().nodes_size() ? static_cast<int>(d.topology().nodes(0).id()) : -1};
+  return out;
+}
+
+v1beta1::ListAndWatchResponse first_list(v1beta1::DevicePlugin::Stub& stub) {
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + 5s);
+  auto reader = stub.ListAndWatch(&ctx, v1beta1::Empty{});
+  v1beta1::ListAndWatchResponse r;
+  REQUIRE(reader->Read(&r));
+  ctx.TryCancel();
+  return r;
+}
+
+grpc::Status allocate(v1beta1::DevicePlugin::Stub& stub,
+                      const std::vector<std::vector<std::string>>& containers,
+                      v1beta1::AllocateResponse& out) {
+  v1beta1::AllocateRequest req;
+  for (const auto& ids : containers) {
+    auto* c = req.add_container_requests();
+    for (const auto& id : ids) c->add_devices_ids(id);
+  }
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + 5s);
+  return stub.Allocate(&ctx, req, &out);
+}
+
+std::vector<std::string> preferred(v1beta1::DevicePlugin::Stub& stub,
+                                   const std::vector<std::string>& available,
+                                   const std::vector<std::string>& must, int size,
+                                   grpc::Status* status = nullptr) {
+  v1beta1::PreferredAllocationRequest req;
+  auto* c = req.add_container_requests();
+  for (const auto& id : available) c->add_available_deviceids(id);
+  for (const auto& id : must) c->add_must_include_deviceids(id);
+  c->set_allocation_size(size);
+  v1beta1::PreferredAllocationResponse resp;
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + 5s);
+  const auto st = stub.GetPreferredAllocation(&ctx, req, &resp);
+  if (status) *status = st;
+  if (!st.ok() || resp.container_responses_size() != 1) return {};
+  const auto& ids = resp.container_responses(0).deviceids();
+  return {ids.begin(), ids.end()};
+}
+
+std::string uverbs_of(const Rig& rig, const std::string& pci) {
+  for (const auto& e :
+       fs::directory_iterator(rig.fx.sys("bus/pci/devices/" + pci + "/infiniband_verbs")))
+    return "/dev/infiniband/" + e.path().filename().string();
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("registers every pool with the kubelet's fields", "[deviceplugin]") {
+  Rig rig;
+  const auto regs = rig.start(3);
+  std::set<std::string> names;
+  for (const auto& r : regs) {
+    CHECK(r.version() == "v1beta1");
+    CHECK(r.endpoint().find('/') == std::string::npos);
+    CHECK(r.endpoint().ends_with(".sock"));
+    CHECK(fs::exists(rig.kubelet_dir / r.endpoint()));
+    CHECK(r.options().get_preferred_allocation_available());
+    CHECK_FALSE(r.options().pre_start_required());
+    names.insert(r.resource_name());
+  }
+  // Rails without VFs have no pool (a warning says so); bundles and the two VF rails do.
+  CHECK(names ==
+        std::set<std::string>{"railyard.io/bundle", "railyard.io/rail0", "railyard.io/rail4"});
+  CHECK(rig.plugin->log().find("railyard.io/rail1: no device matches") != std::string::npos);
+}
+
+TEST_CASE("ListAndWatch lists each pool's devices with their NUMA node", "[deviceplugin]") {
+  Rig rig;
+  rig.start(3);
+  const auto bundles = by_id(first_list(*rig.client("railyard.io/bundle")));
+  REQUIRE(bundles.size() == 8);
+  for (size_t i = 0; i < kBundleIds.size(); ++i) {
+    INFO(kBundleIds[i]);
+    REQUIRE(bundles.count(kBundleIds[i]));
+    CHECK(bundles.at(kBundleIds[i]).first == "Healthy");
+    CHECK(bundles.at(kBundleIds[i]).second == (i < 4 ? 0 : 1));
+  }
+  const auto rail0 = by_id(first_list(*rig.client("railyard.io/rail0")));
+  REQUIRE(rail0.size() == 4);
+  for (const auto& id : kRail0Vfs) CHECK(rail0.at(id) == std::pair<std::string, int>{"Healthy", 0});
+}
+
+TEST_CASE("ListAndWatch without NUMA information sends no TopologyInfo", "[deviceplugin]") {
+  Rig rig("cloud-vm");
+  std::ofstream(rig.dir.path() / "rails.json") << "{}";
+  rig.start(1);  // no VFs: the bundle pool alone
+  const auto list = first_list(*rig.client("railyard.io/bundle"));
+  REQUIRE(list.devices_size() == 2);
+  for (const auto& d : list.devices()) CHECK_FALSE(d.has_topology());
+}
+
+TEST_CASE("a port going down is pushed within a second, and its recovery too", "[deviceplugin]") {
+  Rig rig;
+  rig.start(3);
+  auto stub = rig.client("railyard.io/bundle");
+  auto vf_stub = rig.client("railyard.io/rail0");
+  grpc::ClientContext ctx, vf_ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + 20s);
+  vf_ctx.set_deadline(std::chrono::system_clock::now() + 20s);
+  auto reader = stub->ListAndWatch(&ctx, v1beta1::Empty{});
+  auto vf_reader = vf_stub->ListAndWatch(&vf_ctx, v1beta1::Empty{});
+  v1beta1::ListAndWatchResponse r;
+  REQUIRE(reader->Read(&r));
+  REQUIRE(vf_reader->Read(&r));
+
+  const std::string port = "bus/pci/devices/0000:19:00.0/infiniband/mlx5_0/ports/1/state";
+  auto t0 = std::chrono::steady_clock::now();
+  rig.set_sysfs(port, "1: DOWN");
+  REQUIRE(reader->Read(&r));
+  CHECK(std::chrono::steady_clock::now() - t0 < 1s);
+  auto devs = by_id(r);
+  CHECK(devs.at("0000:19:00.0").first == "Unhealthy");
+  for (size_t i = 1; i < kBundleIds.size(); ++i) CHECK(devs.at(kBundleIds[i]).first == "Healthy");
+  // The rail's VFs depend on the PF's port: they go down with it.
+  REQUIRE(vf_reader->Read(&r));
+  for (const auto& [id, h] : by_id(r)) CHECK(h.first == "Unhealthy");
+  CHECK(rig.plugin->log().find("port mlx5_0/1 is not ACTIVE") != std::string::npos);
+
+  t0 = std::chrono::steady_clock::now();
+  rig.set_sysfs(port, "4: ACTIVE");
+  REQUIRE(reader->Read(&r));
+  CHECK(std::chrono::steady_clock::now() - t0 < 1s);
+  for (const auto& [id, h] : by_id(r)) CHECK(h.first == "Healthy");
+  REQUIRE(vf_reader->Read(&r));
+  for (const auto& [id, h] : by_id(r)) CHECK(h.first == "Healthy");
+  ctx.TryCancel();
+  vf_ctx.TryCancel();
+}
+
+TEST_CASE("a GPU that disappears makes its bundle unhealthy", "[deviceplugin]") {
+  Rig rig;
+  rig.start(3);
+  auto stub = rig.client("railyard.io/bundle");
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + 20s);
+  auto reader = stub->ListAndWatch(&ctx, v1beta1::Empty{});
+  v1beta1::ListAndWatchResponse r;
+  REQUIRE(reader->Read(&r));
+  const fs::path link = rig.fx.sys("bus/pci/devices/0000:ca:00.0");
+  const fs::path target = fs::read_symlink(link);
+  fs::remove(link);  // as when the GPU falls off the bus
+  REQUIRE(reader->Read(&r));
+  CHECK(by_id(r).at("0000:cb:00.0").first == "Unhealthy");
+  fs::create_symlink(target, link);
+  REQUIRE(reader->Read(&r));
+  CHECK(by_id(r).at("0000:cb:00.0").first == "Healthy");
+  ctx.TryCancel();
+}
+
+TEST_CASE("Allocate hands out RDMA and GPU device nodes, env and device-info files",
+          "[deviceplugin]") {
+  Rig rig;
+  // The NVIDIA driver's own numbering wins over the index when it publishes one.
+  fs::create_directories(rig.fx.root() / "proc/driver/nvidia/gpus/0000:3a:00.0");
+  std::ofstream(rig.fx.root() / "proc/driver/nvidia/gpus/0000:3a:00.0/information")
+      << "Model: NVIDIA H100 80GB HBM3\nDevice Minor: 6\n";
+  rig.start(3);
+  auto stub = rig.client("railyard.io/bundle");
+  v1beta1::AllocateResponse resp;
+  REQUIRE(allocate(*stub, {{"0000:3b:00.0", "0000:19:00.0"}}, resp).ok());
+  REQUIRE(resp.container_responses_size() == 1);
+  const auto& c = resp.container_responses(0);
+  const auto& env = c.envs();
+  CHECK(env.at("NCCL_IB_HCA") == "=mlx5_0:1,mlx5_3:1");
+  CHECK(env.at("NVIDIA_VISIBLE_DEVICES") == "0,1");
+  CHECK(env.at("PCIDEVICE_RAILYARD_IO_BUNDLE") == "0000:19:00.0,0000:3b:00.0");
+  const json info = json::parse(env.at("PCIDEVICE_RAILYARD_IO_BUNDLE_INFO"));
+  CHECK(info.at("0000:19:00.0").at("generic").at("deviceID") == "0000:19:00.0");
+  CHECK(info.at("0000:19:00.0").at("rdma").at("rdma_dev") == "mlx5_0");
+  CHECK(info.at("0000:19:00.0").at("rdma").at("uverbs") == uverbs_of(rig, "0000:19:00.0"));
+  CHECK(info.at("0000:3b:00.0").at("rdma").at("rdma_cm") == "/dev/infiniband/rdma_cm");
+
+  std::set<std::string> paths;
+  for (const auto& d : c.devices()) {
+    CHECK(d.host_path() == d.container_path());
+    CHECK(d.permissions() == "rwm");
+    paths.insert(d.host_path());
+  }
+  CHECK(paths == std::set<std::string>{uverbs_of(rig, "0000:19:00.0"),
+                                       uverbs_of(rig, "0000:3b:00.0"), "/dev/infiniband/rdma_cm",
+                                       "/dev/nvidia0", "/dev/nvidia6", "/dev/nvidiactl",
+                                       "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools"});
+  CHECK(c.cdi_devices_size() == 0);
+
+  const fs::path file = rig.devinfo_dir / "railyard.io-bundle-0000:3b:00.0-device.json";
+  REQUIRE(fs::exists(file));
+  CHECK((fs::status(file).permissions() & fs::perms::all) ==
+        (fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read));
+  std::ifstream in(file);
+  const json devinfo = json::parse(in);
+  CHECK(devinfo == json{{"type", "pci"},
+                        {"version", "1.1.0"},
+                        {"pci", {{"pci-address", "0000:3b:00.0"}, {"rdma-device", "mlx5_3"}}}});
+}
+
+TEST_CASE("Allocate from a VF pool names the PF and leaves NCCL_IB_HCA alone", "[deviceplugin]") {
+  Rig rig;
+  rig.start(3);
+  v1beta1::AllocateResponse resp;
+  REQUIRE(
+      allocate(*rig.client("railyard.io/rail0"), {{"0000:19:00.3"}, {"0000:19:00.2"}}, resp).ok());
+  REQUIRE(resp.container_responses_size() == 2);
+  const auto& env = resp.container_responses(0).envs();
+  CHECK(env.at("PCIDEVICE_RAILYARD_IO_RAIL0") == "0000:19:00.3");
+  CHECK(env.count("NCCL_IB_HCA") == 0);
+  CHECK(env.count("NVIDIA_VISIBLE_DEVICES") == 0);
+  CHECK(resp.container_responses(1).envs().at("PCIDEVICE_RAILYARD_IO_RAIL0") == "0000:19:00.2");
+  std::ifstream in(rig.devinfo_dir / "railyard.io-rail0-0000:19:00.3-device.json");
+  const json devinfo = json::parse(in);
+  CHECK(devinfo.at("pci").at("pf-pci-address") == "0000:19:00.0");
+  CHECK(devinfo.at("pci").at("rdma-device").get<std::string>().starts_with("mlx5_"));
+}
+
+TEST_CASE("CDI mode names GPUs as CDI devices instead of device nodes", "[deviceplugin]") {
+  Rig rig;
+  std::ofstream(rig.config)
+      << R"({"gpuDevices": "cdi", "resourceList": [{"resourceName": "gpu-rail", "kind": "bundle"}]})";
+  rig.start(1, true);
+  v1beta1::AllocateResponse resp;
+  REQUIRE(allocate(*rig.client("railyard.io/gpu-rail"), {{"0000:9b:00.0"}}, resp).ok());
+  const auto& c = resp.container_responses(0);
+  REQUIRE(c.cdi_devices_size() == 1);
+  CHECK(c.cdi_devices(0).name() == "nvidia.com/gpu=4");
+  for (const auto& d : c.devices()) CHECK(d.host_path().find("nvidia") == std::string::npos);
+}
+
+TEST_CASE("bad RPC input is a gRPC error, leaves nothing behind, and the server keeps serving",
+          "[deviceplugin]") {
+  Rig rig;
+  rig.start(3);
+  auto stub = rig.client("railyard.io/bundle");
+  v1beta1::AllocateResponse resp;
+  // One good ID and one unknown: no partial allocation, no device-info file.
+  auto st = allocate(*stub, {{"0000:19:00.0", "0000:99:00.0"}}, resp);
+  CHECK(st.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
+  CHECK(st.error_message().find("0000:99:00.0") != std::string::npos);
+  CHECK_FALSE(fs::exists(rig.devinfo_dir / "railyard.io-bundle-0000:19:00.0-device.json"));
+  resp.Clear();
+  CHECK(allocate(*stub, std::vector<std::vector<std::string>>{{}}, resp).error_code() ==
+        grpc::StatusCode::INVALID_ARGUMENT);
+  resp.Clear();
+  CHECK(allocate(*stub, {{"0000:19:00.0", "0000:19:00.0"}}, resp).error_code() ==
+        grpc::StatusCode::INVALID_ARGUMENT);
+  // A VF of rail 0 is not in the bundle pool.
+  resp.Clear();
+  CHECK(allocate(*stub, {{kRail0Vfs[0]}}, resp).error_code() == grpc::StatusCode::INVALID_ARGUMENT);
+  grpc::Status pst;
+  preferred(*stub, {kBundleIds[0]}, {}, 2, &pst);
+  CHECK(pst.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
+  preferred(*stub, {kBundleIds[0], kBundleIds[1]}, {kBundleIds[2]}, 1, &pst);
+  CHECK(pst.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
+
+  resp.Clear();
+  REQUIRE(allocate(*stub, {{"0000:19:00.0"}}, resp).ok());
+  CHECK(resp.container_responses(0).envs().at("NCCL_IB_HCA") == "=mlx5_0:1");
+}
+
+TEST_CASE("GetPreferredAllocation packs by rail, NUMA node and PCIe path", "[deviceplugin]") {
+  Rig rig;
+  rig.start(3);
+  auto stub = rig.client("railyard.io/bundle");
+  SECTION("8 of 8") {
+    CHECK(preferred(*stub, kBundleIds, {}, 8) == kBundleIds);
+  }
+  SECTION("4 of 8 with must_include stays in that device's NUMA node") {
+    CHECK(preferred(*stub, kBundleIds, {"0000:bb:00.0"}, 4) ==
+          std::vector<std::string>{"0000:9b:00.0", "0000:bb:00.0", "0000:cb:00.0", "0000:db:00.0"});
+    CHECK(preferred(*stub, kBundleIds, {"0000:3b:00.0"}, 2) ==
+          std::vector<std::string>{"0000:19:00.0", "0000:3b:00.0"});
+  }
+  SECTION("fragmented: the one NUMA node that still has 4 free wins") {
+    const std::vector<std::string> avail = {"0000:19:00.0", "0000:4c:00.0", "0000:5d:00.0",
+                                            "0000:9b:00.0", "0000:bb:00.0", "0000:cb:00.0",
+                                            "0000:db:00.0"};
+    CHECK(preferred(*stub, avail, {}, 4) ==
+          std::vector<std::string>{"0000:9b:00.0", "0000:bb:00.0", "0000:cb:00.0", "0000:db:00.0"});
+    CHECK(preferred(*stub, avail, {}, 3) ==
+          std::vector<std::string>{"0000:19:00.0", "0000:4c:00.0", "0000:5d:00.0"});
+  }
+}
+
+TEST_CASE("GetPreferredAllocation spreads a multi-rail pool over rails first", "[deviceplugin]") {
+  Rig rig;
+  std::ofstream(rig.config) << R"({"resourceList": [{"resourceName": "any-vf", "kind": "vf"}]})";
+  rig.start(1, true);
+  auto stub = rig.client("railyard.io/any-vf");
+  const auto list = first_list(*stub);
+  std::vector<std::string> all;
+  for (const auto& d : list.devices()) all.push_back(d.id());
+  REQUIRE(all.size() == 8);
+  // Two VFs: one per rail beats two on one rail, though the rails sit in two NUMA nodes.
+  CHECK(preferred(*stub, all, {}, 2) == std::vector<std::string>{"0000:19:00.2", "0000:9b:00.2"});
+  CHECK(preferred(*stub, all, {"0000:9b:00.4"}, 2) ==
+        std::vector<std::string>{"0000:19:00.2", "0000:9b:00.4"});
+}
+
+TEST_CASE("concurrent Allocate calls are all served whole", "[deviceplugin]") {
+  Rig rig;
+  rig.start(3);
+  std::atomic<int> ok{0}, wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&, t] {
+      auto stub = rig.client("railyard.io/bundle");
+      const std::string id = kBundleIds[static_cast<size_t>(t)];
+      for (int i = 0; i < 40; ++i) {
+        v1beta1::AllocateResponse resp;
+        if (!allocate(*stub, {{id}}, resp).ok()) {
+          ++wrong;
+          continue;
+        }
+        const auto& env = resp.container_responses(0).envs();
+        (env.at("PCIDEVICE_RAILYARD_IO_BUNDLE") == id &&
+                 env.at("NVIDIA_VISIBLE_DEVICES") == std::to_string(t)
+             ? ok
+             : wrong)++;
+      }
+    });
+  for (auto& th : threads) th.join();
+  CHECK(ok == 8 * 40);
+  CHECK(wrong == 0);
+  for (const auto& id : kBundleIds)
+    CHECK(fs::exists(rig.devinfo_dir / ("railyard.io-bundle-" + id + "-device.json")));
+}
+
+TEST_CASE("a kubelet restart: sockets deleted, kubelet.sock recreated, registered again within 1 s",
+          "[deviceplugin]") {
+  Rig rig;
+  rig.start(3);
+  // What a restarting kubelet does: it goes away, wipes the directory, comes back.
+  rig.kubelet->stop();
+  for (const auto& e : fs::directory_iterator(rig.kubelet_dir)) fs::remove(e.path());
+  const auto t0 = std::chrono::steady_clock::now();
+  rig.kubelet = std::make_unique<FakeKubelet>(rig.kubelet_dir);
+  const auto regs = rig.kubelet->wait_for(3, 5s);
+  INFO(rig.plugin->log());
+  REQUIRE(regs.size() >= 3);
+  CHECK(std::chrono::steady_clock::now() - t0 < 1s);
+  for (const auto& r : regs) CHECK(fs::exists(rig.kubelet_dir / r.endpoint()));
+  CHECK(first_list(*rig.client("railyard.io/bundle")).devices_size() == 8);
+}
+
+TEST_CASE("the plugin serves its socket again when it is deleted alone", "[deviceplugin]") {
+  Rig rig;
+  rig.start(3);
+  fs::remove(rig.kubelet_dir / "railyard.io_rail4.sock");
+  const auto regs = rig.kubelet->wait_for(4, 5s);
+  INFO(rig.plugin->log());
+  REQUIRE(regs.size() == 4);
+  CHECK(regs.back().resource_name() == "railyard.io/rail4");
+  CHECK(first_list(*rig.client("railyard.io/rail4")).devices_size() == 4);
+}
+
+TEST_CASE("VFs created later become a new pool without a restart", "[deviceplugin]") {
+  Rig rig;
+  rig.start(3);
+  // The same node after `echo 2 > sriov_numvfs` on mlx5_11 (rail 7): generated whole, copied
+  // over the running fixture.
+  std::ifstream in(fixture_description("dgx-h100"));
+  json desc = json::parse(in, nullptr, true, true);
+  for (auto& hb : desc["host_bridges"])
+    if (hb["id"] == "0000:d7") hb["ports"][0]["switch"][1]["nic"]["vfs"] = 2;
+  const fs::path later = rig.dir.path() / "later";
+  std::ofstream(rig.dir.path() / "later.json") << desc.dump();
+  REQUIRE(run({RAILYARD_BIN_DIR "/railyard-fixture", (rig.dir.path() / "later.json").string(),
+               later.string()})
+              .exit_code == 0);
+  REQUIRE(run({"cp", "-a", "--remove-destination", later.string() + "/.", rig.fx.root().string()})
+              .exit_code == 0);
+  const auto regs = rig.kubelet->wait_for(4, 5s);
+  INFO(rig.plugin->log());
+  REQUIRE(regs.size() == 4);
+  CHECK(regs.back().resource_name() == "railyard.io/rail7");
+  // A discovery in the middle of the copy may have seen one VF: the next pass sees both.
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + 5s);
+  auto reader = rig.client("railyard.io/rail7")->ListAndWatch(&ctx, v1beta1::Empty{});
+  v1beta1::ListAndWatchResponse r;
+  while (reader->Read(&r) && r.devices_size() != 2) {
+  }
+  CHECK(r.devices_size() == 2);
+  ctx.TryCancel();
+}
+
+TEST_CASE("a changed config file, or SIGHUP, re-discovers without a restart", "[deviceplugin]") {
+  Rig rig;
+  std::ofstream(rig.config)
+      << R"({"resourceList": [{"resourceName": "bundle", "kind": "bundle"}]})";
+  rig.start(1, true);
+  {
+    std::ofstream(rig.config.string() + ".new")
+        << R"({"resourceList": [{"resourceName": "bundle", "kind": "bundle"}, {"resourceName": "r0", "kind": "vf", "selectors": {"rails": [0]}}]})";
+    fs::rename(rig.config.string() + ".new", rig.config);
+  }
+  auto regs = rig.kubelet->wait_for(2, 5s);
+  INFO(rig.plugin->log());
+  REQUIRE(regs.size() == 2);
+  CHECK(regs.back().resource_name() == "railyard.io/r0");
+  // A bad edit keeps what is served. The loop handles the signal before the socket deletion
+  // that follows it, so the re-registration that the deletion causes comes after the reload.
+  std::ofstream(rig.config) << "{ not json";
+  rig.plugin->signal(SIGHUP);
+  fs::remove(rig.kubelet_dir / "railyard.io_r0.sock");
+  regs = rig.kubelet->wait_for(3, 5s);
+  REQUIRE(regs.size() == 3);
+  CHECK(rig.plugin->log().find("keeping what is served") != std::string::npos);
+  CHECK(first_list(*rig.client("railyard.io/r0")).devices_size() == 4);
+}
+
+TEST_CASE("SIGTERM stops serving and removes every socket", "[deviceplugin]") {
+  Rig rig;
+  const auto regs = rig.start(3);
+  CHECK(rig.plugin->stop(SIGTERM, 5s) == 0);
+  for (const auto& r : regs) CHECK_FALSE(fs::exists(rig.kubelet_dir / r.endpoint()));
+  CHECK(fs::exists(rig.kubelet_dir / "kubelet.sock"));  // the kubelet's own is left alone
+}
+
+TEST_CASE("bad configuration stops the start with a clear error", "[deviceplugin]") {
+  Rig rig;
+  auto start_with = [&](const std::string& text) {
+    std::ofstream(rig.config) << text;
+    PluginProcess p(rig.args(true), rig.dir.path() / "bad.log");
+    const int code = p.wait(10s);
+    return std::make_pair(code, p.log());
+  };
+  auto [c1, l1] = start_with("{\"resourceList\": [");
+  CHECK(c1 == 1);
+  CHECK(l1.find("config.json: invalid JSON") != std::string::npos);
+  auto [c2, l2] =
+      start_with(R"({"resourceList": [{"resourceName": "x", "selectors": {"colour": ["red"]}}]})");
+  CHECK(c2 == 1);
+  CHECK(l2.find("unknown selector 'colour'") != std::string::npos);
+  auto [c3, l3] = start_with(R"({"resourceList": [{"resourceName": "Not/Valid/Name"}]})");
+  CHECK(c3 == 1);
+  CHECK(l3.find("is not a valid extended resource name") != std::string::npos);
+  auto [c4, l4] = start_with(
+      R"({"resourceList": [{"resourceName": "a", "kind": "vf"}, {"resourceName": "b", "kind": "vf", "selectors": {"rails": [0]}}]})");
+  CHECK(c4 == 1);
+  CHECK(l4.find("matches both railyard.io/a and railyard.io/b") != std::string::npos);
+  auto [c5, l5] = start_with(R"({"resourcePrefix": "kubernetes.io"})");
+  CHECK(c5 == 1);
+  auto [c6, l6] = start_with(R"({"healthPollMs": "fast"})");
+  CHECK(c6 == 1);
+  CHECK(l6.find("'healthPollMs' must be a number") != std::string::npos);
+  const auto missing =
+      run({kPlugin, "--config", (rig.dir.path() / "nope.json").string(), "--dry-run"});
+  CHECK(missing.exit_code == 1);
+  CHECK(missing.err.find("nope.json: cannot be read") != std::string::npos);
+}
+
+TEST_CASE("a pool that matches nothing is a warning, and the others are served", "[deviceplugin]") {
+  Rig rig;
+  std::ofstream(rig.config)
+      << R"({"resourceList": [{"resourceName": "bundle", "kind": "bundle"}, {"resourceName": "roce", "kind": "pf", "selectors": {"linkTypes": ["ethernet"], "vendors": ["8086"]}}]})";
+  rig.start(1, true);
+  CHECK(rig.plugin->log().find("railyard.io/roce: no device matches") != std::string::npos);
+}
+
+TEST_CASE("a dry run prints the resources and an example Allocate", "[deviceplugin]") {
+  Rig rig;
+  auto a = rig.args(false);
+  a.insert(a.begin(), kPlugin);
+  a.push_back("--dry-run");
+  const auto r = run(a);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("railyard.io/bundle (bundle, 8 devices, socket railyard.io_bundle.sock)") !=
+        std::string::npos);
+  CHECK(r.out.find("0000:db:00.0  7     1     mlx5_11   0000:da:00.0   PIX   Healthy") !=
+        std::string::npos);
+  CHECK(r.out.find(
+            "\"NCCL_IB_HCA\": "
+            "\"=mlx5_0:1,mlx5_3:1,mlx5_4:1,mlx5_5:1,mlx5_6:1,mlx5_9:1,mlx5_10:1,mlx5_11:1\"") !=
+        std::string::npos);
+  CHECK(fs::is_empty(rig.kubelet_dir));  // nothing served, nothing registered
+}
+
+TEST_CASE("/metrics and /healthz", "[deviceplugin]") {
+  Rig rig;
+  rig.metrics_addr = "127.0.0.1:0";
+  rig.start(3);
+  // The port the kernel chose is in the log.
+  const std::string log = rig.plugin->log();
+  const auto at = log.find("/healthz on port ");
+  REQUIRE(at != std::string::npos);
+  const std::string port = log.substr(at + 17, log.find('\n', at) - at - 17);
+  v1beta1::AllocateResponse resp;
+  REQUIRE(allocate(*rig.client("railyard.io/bundle"), {{kBundleIds[0], kBundleIds[1]}}, resp).ok());
+  const auto metrics = run({"python3", "-c",
+                            "import sys,urllib.request as u; print(u.urlopen('http://127.0.0.1:' + "
+                            "sys.argv[1] + sys.argv[2]).read().decode())",
+                            port, "/metrics"});
+  REQUIRE(metrics.exit_code == 0);
+  CHECK(
+      metrics.out.find("railyard_devices{resource=\"railyard.io/bundle\",health=\"Healthy\"} 8") !=
+      std::string::npos);
+  CHECK(metrics.out.find("railyard_registered{resource=\"railyard.io/rail4\"} 1") !=
+        std::string::npos);
+  CHECK(metrics.out.find("railyard_rail_link_up{rail=\"7\",device=\"mlx5_11\"} 1") !=
+        std::string::npos);
+  CHECK(metrics.out.find("railyard_allocated_devices_total{resource=\"railyard.io/bundle\"} 2") !=
+        std::string::npos);
+  const auto healthz = run({"python3", "-c",
+                            "import sys,urllib.request as u; print(u.urlopen('http://127.0.0.1:' + "
+                            "sys.argv[1] + '/healthz').status)",
+                            port});
+  CHECK(healthz.out == "200\n");
+}
