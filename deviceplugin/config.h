@@ -2,7 +2,7 @@
 // so that operators can carry their selectors over:
 //
 //   {"resourcePrefix": "railyard.io",
-//    "healthPollMs": 250,
+//    "healthPollMs": 500,
 //    "gpuDevices": "nodes",                 // "nodes" | "cdi" | "env"
 //    "resourceList": [
 //      {"resourceName": "bundle", "kind": "bundle", "nicFunction": "pf"},
@@ -46,7 +46,8 @@ struct PoolConfig {
 
 struct Config {
   std::string resource_prefix = "railyard.io";
-  int health_poll_ms = 250;
+  // Half the 1 s a health change may take to reach the kubelet; netlink events come sooner.
+  int health_poll_ms = 500;
   GpuDevices gpu_devices = GpuDevices::kNodes;
   std::string cdi_kind = "nvidia.com/gpu";  // CDI names are <cdiKind>=<GPU index>
   std::vector<PoolConfig> pools;

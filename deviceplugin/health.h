@@ -18,8 +18,9 @@ namespace railyard::deviceplugin {
 struct Probe {
   enum class Kind { kExists, kPortActive, kCarrier };
   Kind kind;
-  std::string path;  // below the sysfs root: "bus/pci/devices/0000:1a:00.0/..."
-  std::string what;  // for the log: "GPU 0000:18:00.0", "port mlx5_0/1"
+  std::string path;               // below the sysfs root: "bus/pci/devices/0000:1a:00.0/..."
+  std::string what;               // for the log: "GPU 0000:18:00.0", "port mlx5_0/1"
+  std::string function_dir = {};  // ports: the function's directory, to tell "gone" apart
 };
 
 struct DeviceHealth {
@@ -35,6 +36,9 @@ class HealthChecker {
  public:
   HealthChecker(const topology::Sysfs& sysfs, const topology::Node& node,
                 const std::vector<Pool>& pools);
+  ~HealthChecker();
+  HealthChecker(const HealthChecker&) = delete;
+  HealthChecker& operator=(const HealthChecker&) = delete;
   // resource -> device ID -> health
   std::map<std::string, std::map<std::string, DeviceHealth>> check() const;
   // rail -> its PF's port is ACTIVE
@@ -42,7 +46,8 @@ class HealthChecker {
 
  private:
   bool passes(const Probe& p) const;
-  const topology::Sysfs& sysfs_;
+  std::string reason(const Probe& p) const;
+  int sys_fd_;
   std::vector<std::pair<std::string, std::vector<std::pair<std::string, std::vector<Probe>>>>>
       plan_;
   std::vector<std::pair<int, Probe>> rail_ports_;

@@ -1,7 +1,13 @@
 #include "deviceplugin/metrics.h"
 
-#include <httplib.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 
+#include <atomic>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ip/v6_only.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
 #include <sstream>
 #include <stdexcept>
 
@@ -67,45 +73,95 @@ std::string Metrics::render() const {
   return o.str();
 }
 
+struct MetricsServer::Impl {
+  boost::asio::io_context io{1};
+  boost::asio::ip::tcp::acceptor acceptor{io};
+  std::atomic<bool> stopping{false};
+};
+
 MetricsServer::MetricsServer(const Metrics& metrics, std::function<bool()> healthy)
-    : metrics_(metrics), healthy_(std::move(healthy)), http_(std::make_unique<httplib::Server>()) {
-  // A scraper and a liveness probe: two threads are plenty (the default is one per core, >= 8).
-  http_->new_task_queue = [] { return new httplib::ThreadPool(2); };
-  http_->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-    res.set_content(metrics_.render(), "text/plain; version=0.0.4; charset=utf-8");
-  });
-  http_->Get("/healthz", [this](const httplib::Request&, httplib::Response& res) {
-    const bool ok = healthy_();
-    res.status = ok ? 200 : 503;
-    res.set_content(ok ? "ok\n" : "not serving\n", "text/plain");
-  });
-}
+    : metrics_(metrics), healthy_(std::move(healthy)), impl_(std::make_unique<Impl>()) {}
 
 MetricsServer::~MetricsServer() {
-  if (thread_.joinable()) {
-    http_->stop();
-    thread_.join();
-  }
+  if (!thread_.joinable()) return;
+  impl_->stopping = true;
+  boost::system::error_code ec;
+  impl_->acceptor.cancel(ec);
+  impl_->acceptor.close(ec);  // wakes the blocking accept
+  thread_.join();
 }
 
 void MetricsServer::start(const std::string& addr) {
+  namespace ip = boost::asio::ip;
   const auto colon = addr.rfind(':');
   if (colon == std::string::npos)
     throw std::runtime_error("--metrics-addr '" + addr + "': want HOST:PORT");
   std::string host = addr.substr(0, colon);
-  if (host.empty()) host = "0.0.0.0";
   if (host.size() > 2 && host.front() == '[' && host.back() == ']')
     host = host.substr(1, host.size() - 2);
-  int port = 0;
+  int port = -1;
   try {
     port = std::stoi(addr.substr(colon + 1));
   } catch (const std::exception&) {
-    throw std::runtime_error("--metrics-addr '" + addr + "': bad port");
   }
   if (port < 0 || port > 65535) throw std::runtime_error("--metrics-addr '" + addr + "': bad port");
-  port_ = port == 0 ? http_->bind_to_any_port(host) : (http_->bind_to_port(host, port) ? port : -1);
-  if (port_ <= 0) throw std::runtime_error("--metrics-addr '" + addr + "': cannot listen there");
-  thread_ = std::thread([this] { http_->listen_after_bind(); });
+  boost::system::error_code ec;
+  const ip::address where =
+      host.empty() ? ip::address(ip::address_v6::any()) : ip::make_address(host, ec);
+  if (ec)
+    throw std::runtime_error("--metrics-addr '" + addr + "': '" + host + "' is not an address");
+  const ip::tcp::endpoint ep(where, static_cast<unsigned short>(port));
+  auto& acc = impl_->acceptor;
+  acc.open(ep.protocol(), ec);
+  if (!ec && host.empty()) acc.set_option(ip::v6_only(false), ec);  // ":PORT": v4 and v6
+  if (!ec) acc.set_option(ip::tcp::acceptor::reuse_address(true), ec);
+  if (!ec) acc.bind(ep, ec);
+  if (!ec) acc.listen(16, ec);
+  if (ec)
+    throw std::runtime_error("--metrics-addr '" + addr + "': cannot listen there: " + ec.message());
+  port_ = acc.local_endpoint().port();
+  thread_ = std::thread([this] { serve(); });
+}
+
+void MetricsServer::serve() {
+  namespace http = boost::beast::http;
+  while (!impl_->stopping) {
+    boost::system::error_code ec;
+    boost::asio::ip::tcp::socket sock(impl_->io);
+    impl_->acceptor.accept(sock, ec);
+    if (ec) {
+      if (impl_->stopping) return;
+      continue;
+    }
+    // A client that sends nothing must not hold the only thread.
+    const timeval tv{2, 0};
+    ::setsockopt(sock.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    ::setsockopt(sock.native_handle(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    boost::beast::flat_buffer buf;
+    http::request<http::string_body> req;
+    http::read(sock, buf, req, ec);
+    if (ec) continue;
+    http::response<http::string_body> res{http::status::ok, req.version()};
+    res.keep_alive(false);
+    const auto target = req.target();
+    if (req.method() != http::verb::get && req.method() != http::verb::head) {
+      res.result(http::status::method_not_allowed);
+      res.body() = "GET only\n";
+    } else if (target == "/metrics") {
+      res.set(http::field::content_type, "text/plain; version=0.0.4; charset=utf-8");
+      res.body() = metrics_.render();
+    } else if (target == "/healthz") {
+      const bool ok = healthy_();
+      res.result(ok ? http::status::ok : http::status::service_unavailable);
+      res.body() = ok ? "ok\n" : "not serving\n";
+    } else {
+      res.result(http::status::not_found);
+      res.body() = "/metrics or /healthz\n";
+    }
+    res.prepare_payload();
+    http::write(sock, res, ec);
+    sock.shutdown(boost::asio::ip::tcp::socket::shutdown_both, ec);
+  }
 }
 
 }  // namespace railyard::deviceplugin

@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <spdlog/spdlog.h>
 #include <sys/inotify.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
@@ -202,7 +203,9 @@ void Plugin::apply(View v) {
 }
 
 void Plugin::health_pass() {
+  const int64_t t0 = now_ms();
   auto fresh = checker_->check();
+  spdlog::trace("health pass: {} ms", now_ms() - t0);
   Gauges g;
   for (const auto& pool : view_.pools.pools) {
     auto& now = fresh[pool.resource];
@@ -313,6 +316,10 @@ bool Plugin::healthy() const {
 }
 
 int Plugin::run(int signal_fd) {
+  // This thread does the background work (health passes over hundreds of sysfs files,
+  // re-discovery); gRPC's threads answer the kubelet. On a busy node the answers come first.
+  if (::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 10) != 0)
+    spdlog::debug("cannot lower the main loop's priority: {}", std::strerror(errno));
   LinkEvents links;
   Fd timer(::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC));
   const int64_t period_ns = int64_t{view_.config->health_poll_ms} * 1'000'000;

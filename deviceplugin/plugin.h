@@ -87,7 +87,7 @@ class Plugin {
   std::map<std::string, bool> registered_;
   std::map<std::string, std::map<std::string, DeviceHealth>> health_;
   std::atomic<int64_t> last_tick_ms_{0};
-  std::atomic<int> poll_ms_{250};
+  std::atomic<int> poll_ms_{500};
   int ino_ = -1, kubelet_wd_ = -1, config_wd_ = -1;  // inotify: kubelet dir, config dir
   std::string config_name_;
 };

@@ -29,11 +29,15 @@ struct Snapshot {
 // "railyard.io/rail0" -> "railyard.io_rail0.sock": a bare name, as RegisterRequest.endpoint wants.
 std::string socket_name_for(const std::string& resource);
 
-class ResourceServer final : public v1beta1::DevicePlugin::Service {
+class ListWatcher;
+
+// gRPC's callback API: a ListAndWatch stream is a reactor, not a thread parked in a handler, and
+// a unary call is answered on the thread that read it. Fewer threads, less memory, no hand-off.
+class ResourceServer {
  public:
   ResourceServer(std::string resource, std::filesystem::path dir, std::filesystem::path devinfo_dir,
                  Metrics& metrics);
-  ~ResourceServer() override;
+  ~ResourceServer();
 
   const std::string& resource() const { return resource_; }
   std::string socket_name() const { return socket_name_for(resource_); }
@@ -48,30 +52,26 @@ class ResourceServer final : public v1beta1::DevicePlugin::Service {
   void stop();
   bool serving() const;
 
-  grpc::Status GetDevicePluginOptions(grpc::ServerContext*, const v1beta1::Empty*,
-                                      v1beta1::DevicePluginOptions* out) override;
-  grpc::Status ListAndWatch(grpc::ServerContext* ctx, const v1beta1::Empty*,
-                            grpc::ServerWriter<v1beta1::ListAndWatchResponse>* writer) override;
-  grpc::Status GetPreferredAllocation(grpc::ServerContext*,
-                                      const v1beta1::PreferredAllocationRequest* req,
-                                      v1beta1::PreferredAllocationResponse* out) override;
-  grpc::Status Allocate(grpc::ServerContext*, const v1beta1::AllocateRequest* req,
-                        v1beta1::AllocateResponse* out) override;
-  grpc::Status PreStartContainer(grpc::ServerContext*, const v1beta1::PreStartContainerRequest*,
-                                 v1beta1::PreStartContainerResponse*) override;
-
  private:
+  class Service;
+  friend class ListWatcher;
   std::shared_ptr<const Snapshot> snapshot() const;
+  grpc::Status preferred(const v1beta1::PreferredAllocationRequest& req,
+                         v1beta1::PreferredAllocationResponse& out) const;
+  grpc::Status allocate(const v1beta1::AllocateRequest& req, v1beta1::AllocateResponse& out);
+  ListWatcher* watch();
+  void forget(ListWatcher* w);
 
   const std::string resource_;
   const std::filesystem::path dir_, devinfo_dir_;
   Metrics& metrics_;
   mutable std::mutex mu_;
-  std::condition_variable changed_;
   std::shared_ptr<const Snapshot> snap_;
   v1beta1::ListAndWatchResponse list_;  // what the streams send
   uint64_t generation_ = 0;
-  bool stopping_ = false;
+  std::map<ListWatcher*, std::shared_ptr<ListWatcher>> watchers_;
+  std::condition_variable watchers_gone_;
+  std::unique_ptr<Service> service_;
   std::unique_ptr<grpc::Server> server_;
 };
 

@@ -8,7 +8,7 @@ packages=(
   build-essential cmake ninja-build pkg-config clang clang-format libclang-rt-14-dev
   # libraries (static archives included where the CNI binaries need them)
   libnl-3-dev libnl-route-3-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
-  catch2 libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc libcpp-httplib-dev
+  catch2 libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc libboost-dev
   libibverbs-dev librdmacm-dev rdma-core
   # test and bench peers, kernel tools
   iproute2 procps containernetworking-plugins iperf3 openmpi-bin libopenmpi-dev libgloo-dev

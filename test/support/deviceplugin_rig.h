@@ -51,6 +51,7 @@ class PluginProcess {
   // Waits for the child to end by itself.
   int wait(std::chrono::milliseconds timeout);
   void signal(int sig) const;
+  pid_t pid() const { return pid_; }
   std::string log() const;
 
  private:
