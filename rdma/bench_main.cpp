@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "rdma/launch.h"
+#include "rdma/rails.h"
 #include "rdma/ring.h"
+#include "topology/sysfs.h"
 
 namespace r = railyard::rdma;
 
@@ -116,14 +118,9 @@ int run(const Options& o) {
   if (o.dtype != "float" && o.dtype != "int32")
     throw std::invalid_argument("-d " + o.dtype + ": float or int32");
   std::vector<std::string> rails;
-  for (size_t start = 0; start <= o.rails.size();) {
-    size_t end = o.rails.find(',', start);
-    if (end == std::string::npos) end = o.rails.size();
-    if (end > start) rails.push_back(r::rail_address(o.rails.substr(start, end - start)));
-    start = end + 1;
-  }
-  if (rails.empty())
-    throw std::invalid_argument("--rails: give one or more rail interfaces or addresses");
+  const auto sysfs_root = railyard::topology::sysfs_root_from("");
+  for (const auto& e : r::rail_entries(o.rails, std::getenv("NCCL_IB_HCA")))
+    rails.push_back(r::resolve_rail(e, sysfs_root));
   const auto timeout = std::chrono::seconds(o.timeout_s);
   std::vector<r::Socket> listeners;
   std::vector<r::Endpoint> mine;
@@ -229,8 +226,9 @@ int main(int argc, char** argv) {
                  "this rank (or OMPI_COMM_WORLD_RANK, JOB_COMPLETION_INDEX, RANK)");
   app.add_option("--world-size", o.world, "number of ranks (or OMPI_COMM_WORLD_SIZE, WORLD_SIZE)");
   app.add_option("--rendezvous", o.rendezvous, "HOST:PORT of rank 0 (or MASTER_ADDR/MASTER_PORT)");
-  app.add_option("--rails", o.rails, "comma-separated rail interfaces or IPv4 addresses")
-      ->required();
+  app.add_option(
+      "--rails", o.rails,
+      "comma-separated rail interfaces, IPv4 addresses or RDMA devices (default: NCCL_IB_HCA)");
   app.add_option("-b", o.min_bytes, "smallest size (8, 64K, 16M, 1G)");
   app.add_option("-e", o.max_bytes, "largest size");
   app.add_option("-f", o.factor, "size factor");

@@ -198,6 +198,7 @@ class Generator {
             const std::string& netdev_name, const std::string& mac, bool with_port) {
     const fs::path dev = fn_dir / "infiniband" / name;
     write(dev / "node_type", "1: CA");
+    link(dev / "device", fn_dir);  // as the kernel: class/infiniband/<dev>/device -> the function
     if (with_port) {
       const fs::path port = dev / "ports/1";
       const std::string state = fn.value("state", std::string("ACTIVE"));

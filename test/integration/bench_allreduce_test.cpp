@@ -8,12 +8,14 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <fstream>
 #include <thread>
 
 #include "nccl-tests-wrapper/parse.h"
 #include "rdma/launch.h"
 #include "rdma/socket.h"
 #include "test/support/run.h"
+#include "test/support/temp_dir.h"
 
 using namespace railyard::testing;
 
@@ -93,6 +95,35 @@ TEST_CASE("allreduce over TCP is exact for int32 and prints a per-rail summary",
   check_correct(results, 6);
   CHECK_THAT(results[0].out, Catch::Contains("#   rail 0  127.0.0.1"));
   CHECK_THAT(results[0].out, Catch::Contains("#   rail 1  127.0.0.1"));
+}
+
+TEST_CASE("without --rails, the rails are NCCL_IB_HCA's RDMA devices, through their netdevs",
+          "[bench][allreduce]") {
+  // A node whose RDMA device has "lo" as netdev: both rails (the same device twice, with and
+  // without a port) resolve to 127.0.0.1.
+  TempDir dir;
+  std::ofstream(dir.path() / "node.json")
+      << R"({"host_bridges": [{"id": "0000:10", "numa": 0, "ports": [
+           {"nic": {"rdma": "mlx5_0", "netdev": "lo"}}]}]})";
+  REQUIRE(run({RAILYARD_BIN_DIR "/railyard-fixture", (dir.path() / "node.json").string(),
+               (dir.path() / "root").string()})
+              .exit_code == 0);
+  const std::map<std::string, std::string> env = {
+      {"RAILYARD_SYSFS_ROOT", (dir.path() / "root").string()}, {"NCCL_IB_HCA", "=mlx5_0:1,mlx5_0"}};
+  auto results = run_ranks(2, {"-b", "1K", "-e", "64K", "-f", "8", "-n", "1", "-w", "0", "-c", "1"},
+                           [&](int) { return env; });
+  check_correct(results, 3);
+  CHECK_THAT(results[0].out, Catch::Contains("2 rails (127.0.0.1, 127.0.0.1)"));
+  // An exclusion list names no rails: a clear error.
+  const auto bad =
+      run({kBench, "allreduce", "--rank", "0", "--world-size", "1"}, {{"NCCL_IB_HCA", "^mlx5_0"}});
+  CHECK(bad.exit_code != 0);
+  CHECK_THAT(bad.err, Catch::Contains("excludes devices"));
+  const auto none =
+      run({kBench, "allreduce", "--rank", "0", "--world-size", "1"},
+          {{"RAILYARD_SYSFS_ROOT", (dir.path() / "root").string()}, {"NCCL_IB_HCA", "=mlx5_7:1"}});
+  CHECK(none.exit_code != 0);
+  CHECK_THAT(none.err, Catch::Contains("mlx5_7"));
 }
 
 TEST_CASE("rank, world and rendezvous from mpirun, Indexed Job and torchrun environments",
