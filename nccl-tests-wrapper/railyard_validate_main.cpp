@@ -46,6 +46,9 @@ int main(int argc, char** argv) {
   auto* parse = app.add_subcommand(
       "parse", "Read nccl-tests output (any generation, or -J JSON) and print JSON");
   parse->add_option("FILE", file, "nccl-tests output; - for stdin")->required();
+  auto* check = app.add_subcommand(
+      "config", "Read a validation config and name its first error; exit 0 when it is valid");
+  check->add_option("FILE", config_path, "validation config (JSON)")->required();
   auto* run = app.add_subcommand(
       "run", "Check the node and benchmark its rails; exit 0 pass, 1 fail, 2 could not run");
   run->add_option("--config", config_path, "validation config (JSON)")->required();
@@ -57,6 +60,16 @@ int main(int argc, char** argv) {
   run->add_option("--rails", rails, "overrides the config's railsFile");
   CLI11_PARSE(app, argc, argv);
   if (*parse) return cmd_parse(file);
+  if (*check) {
+    try {
+      v::Config::load(config_path);
+    } catch (const v::ConfigError& e) {
+      std::cerr << "railyard-validate config: " << e.what() << "\n";
+      return 2;
+    }
+    std::cout << config_path << ": ok\n";
+    return 0;
+  }
 
   v::Config cfg;
   try {

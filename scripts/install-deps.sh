@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The one place that installs packages. Idempotent: installs only what is missing, so every
 # other script (test.sh, demo.sh, bench/*) can call it first at almost no cost.
+# RAILYARD_BUILD_ONLY=1 (the image build, manifests/Dockerfile): what the binaries need to build,
+# without the test peers and the manifest test's npm packages.
 set -euo pipefail
 
 packages=(
@@ -10,18 +12,37 @@ packages=(
   libnl-3-dev libnl-route-3-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
   catch2 libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc libboost-dev
   libibverbs-dev librdmacm-dev rdma-core
+)
+test_packages=(
   # test and bench peers, kernel tools
   iproute2 procps containernetworking-plugins iperf3 openmpi-bin libopenmpi-dev libgloo-dev
-  python3
+  python3 nodejs
   # a real runtime for the CNI tests: libcni (Go, built offline with GO111MODULE=off)
   golang-go golang-github-appc-cni-dev
 )
+build_only=${RAILYARD_BUILD_ONLY:-0}
+[ "$build_only" = 1 ] || packages+=("${test_packages[@]}")
+
+# npm packages for the manifest test (test/manifests/package-lock.json), once per lock file.
+npm_deps() {
+  [ "$build_only" = 1 ] && return 0
+  local dir
+  dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/test/manifests"
+  if [ ! -f "$dir/node_modules/.installed" ] || ! cmp -s "$dir/package-lock.json" "$dir/node_modules/.installed"; then
+    echo "install-deps: npm ci in test/manifests" >&2
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+    cp "$dir/package-lock.json" "$dir/node_modules/.installed"
+  fi
+}
 
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -eq 0 ]; then
+  npm_deps
+  exit 0
+fi
 
 if [ "$(id -u)" -ne 0 ]; then
   echo "install-deps: missing packages: ${missing[*]} (run as root, or install them)" >&2
@@ -31,3 +52,4 @@ export DEBIAN_FRONTEND=noninteractive
 echo "install-deps: installing ${missing[*]}" >&2
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+npm_deps

@@ -1,0 +1,272 @@
+// Offline checks of manifests/: every object against the Kubernetes schemas (kubernetes-models),
+// and the cross-references a schema cannot see: names, labels, selectors, config keys and files,
+// the flags the binaries really take, the resources the device plugin really advertises, the
+// CNI configs railyard-cni really accepts, what the image really contains.
+// Usage: node check_manifests.mjs REPO BIN_DIR FIXTURE_ROOT WORK_DIR
+import { execFileSync, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import YAML from "yaml";
+
+const [repo, bin, fixture, work] = process.argv.slice(2);
+const manifests = path.join(repo, "manifests");
+let passed = 0, failed = 0;
+function check(name, fn) {
+  try {
+    fn();
+    passed++;
+    console.log(`ok   ${name}`);
+  } catch (e) {
+    failed++;
+    console.log(`FAIL ${name}: ${e.message}`);
+  }
+}
+function assert(cond, msg) {
+  if (!cond) throw new Error(msg);
+}
+
+// --- what kustomize would render: each kustomization's resources, namespace applied ----------
+const clusterScoped = new Set(["Namespace", "ClusterRole", "ClusterRoleBinding"]);
+function render(dir) {
+  const k = YAML.parse(fs.readFileSync(path.join(dir, "kustomization.yaml"), "utf8"));
+  const objects = [];
+  for (const file of k.resources) {
+    for (const doc of YAML.parseAllDocuments(fs.readFileSync(path.join(dir, file), "utf8"))) {
+      assert(doc.errors.length === 0, `${file}: ${doc.errors.map((e) => e.message).join("; ")}`);
+      const o = doc.toJS();
+      if (!o) continue;
+      if (k.namespace && !clusterScoped.has(o.kind)) o.metadata.namespace = k.namespace;
+      o.__file = path.relative(repo, path.join(dir, file));
+      objects.push(o);
+    }
+  }
+  return { k, objects };
+}
+const dirs = ["", "validate", "validate-mpi"].map((d) => path.join(manifests, d));
+const rendered = {};
+for (const d of dirs) {
+  check(`${path.relative(repo, d)}: kustomization lists every manifest, and only existing ones`, () => {
+    const { k } = render(d);
+    for (const f of k.resources) assert(fs.existsSync(path.join(d, f)), `${f} does not exist`);
+    const yamls = fs.readdirSync(d).filter((f) => f.endsWith(".yaml") && f !== "kustomization.yaml");
+    for (const f of yamls) assert(k.resources.includes(f), `${f} is not in kustomization.yaml`);
+  });
+  rendered[d] = render(d).objects;
+}
+const all = Object.values(rendered).flat();
+const base = rendered[dirs[0]];
+const find = (kind, name) => all.find((o) => o.kind === kind && o.metadata.name === name);
+
+check("kubectl kustomize renders the same objects", () => {
+  const kubectl = spawnSync("kubectl", ["version", "--client"], { encoding: "utf8" });
+  if (kubectl.status !== 0) return;  // kubectl is optional; the rendering above is the check
+  for (const d of dirs) {
+    const out = execFileSync("kubectl", ["kustomize", d], { encoding: "utf8" });
+    const names = YAML.parseAllDocuments(out).map((x) => x.toJS()).map((o) => `${o.kind}/${o.metadata.name}`).sort();
+    const ours = rendered[d].map((o) => `${o.kind}/${o.metadata.name}`).sort();
+    assert(JSON.stringify(names) === JSON.stringify(ours), `${d}: ${names} vs ${ours}`);
+  }
+});
+
+// --- schemas -------------------------------------------------------------------------------
+const models = {
+  "v1/Namespace": "v1/Namespace", "v1/ServiceAccount": "v1/ServiceAccount", "v1/ConfigMap": "v1/ConfigMap",
+  "v1/Service": "v1/Service", "apps/v1/DaemonSet": "apps/v1/DaemonSet", "batch/v1/Job": "batch/v1/Job",
+  "rbac.authorization.k8s.io/v1/ClusterRole": "rbac.authorization.k8s.io/v1/ClusterRole",
+  "rbac.authorization.k8s.io/v1/ClusterRoleBinding": "rbac.authorization.k8s.io/v1/ClusterRoleBinding",
+};
+async function model(p) {
+  const mod = await import(`kubernetes-models/${p}`);
+  return mod[p.split("/").pop()];
+}
+const PodTemplate = await model("v1/PodTemplate");
+const dns1123 = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+for (const o of all) {
+  const key = `${o.apiVersion}/${o.kind}`;
+  const { __file, ...obj } = o;
+  const label = `${__file}: ${o.kind}/${o.metadata?.name}`;
+  if (models[key]) {
+    const Model = await model(models[key]);
+    check(`${label} is valid against the Kubernetes schema`, () => new Model(obj).validate());
+  } else if (key === "k8s.cni.cncf.io/v1/NetworkAttachmentDefinition") {
+    check(`${label} is a valid NetworkAttachmentDefinition`, () => {
+      assert(dns1123.test(o.metadata.name) && o.metadata.name.length <= 63, "name is not a DNS-1123 label");
+      const conf = JSON.parse(o.spec.config);
+      assert(conf.cniVersion && conf.name === o.metadata.name, "config needs cniVersion and name = metadata.name");
+    });
+  } else if (key === "kubeflow.org/v2beta1/MPIJob") {
+    check(`${label} has valid Launcher and Worker pod templates`, () => {
+      for (const role of ["Launcher", "Worker"]) {
+        const spec = o.spec.mpiReplicaSpecs[role];
+        assert(spec && Number.isInteger(spec.replicas), `${role} needs replicas`);
+        new PodTemplate({ metadata: { name: `${o.metadata.name}-${role.toLowerCase()}` }, template: spec.template }).validate();
+      }
+    });
+  } else {
+    check(`${label} has a known kind`, () => assert(false, `no schema for ${key}`));
+  }
+}
+
+// --- cross-references ------------------------------------------------------------------------
+const podSpecs = [];  // [label, podSpec, metadata labels]
+for (const o of all) {
+  if (o.kind === "DaemonSet" || o.kind === "Job") podSpecs.push([`${o.kind}/${o.metadata.name}`, o.spec.template.spec, o.spec.template.metadata?.labels ?? {}]);
+  if (o.kind === "MPIJob")
+    for (const [role, s] of Object.entries(o.spec.mpiReplicaSpecs))
+      podSpecs.push([`MPIJob/${o.metadata.name}/${role}`, s.template.spec, s.template.metadata?.labels ?? {}]);
+}
+const ns = base.find((o) => o.kind === "Namespace");
+const configMap = find("ConfigMap", "railyard-config");
+
+check("every namespaced object lives in the base's namespace", () => {
+  for (const o of all) if (!clusterScoped.has(o.kind)) assert(o.metadata.namespace === ns.metadata.name, `${o.kind}/${o.metadata.name}`);
+  for (const o of all.filter((x) => x.kind === "ClusterRoleBinding"))
+    for (const s of o.subjects) assert(s.namespace === ns.metadata.name && find("ServiceAccount", s.name), `${o.metadata.name}: subject ${s.name}`);
+});
+
+check("pods name ServiceAccounts, ConfigMaps and keys that exist", () => {
+  for (const [label, spec] of podSpecs) {
+    assert(!spec.serviceAccountName || find("ServiceAccount", spec.serviceAccountName), `${label}: ServiceAccount ${spec.serviceAccountName}`);
+    for (const v of spec.volumes ?? []) if (v.configMap) assert(find("ConfigMap", v.configMap.name), `${label}: ConfigMap ${v.configMap.name}`);
+    for (const c of [...(spec.initContainers ?? []), ...spec.containers]) {
+      const mounts = (c.volumeMounts ?? []).filter((m) => spec.volumes.find((v) => v.name === m.name)?.configMap);
+      for (const word of [...(c.command ?? []), ...(c.args ?? [])].join(" ").split(/[\s=]+/)) {
+        const m = mounts.find((mm) => word.startsWith(mm.mountPath + "/"));
+        if (m) assert(configMap.data[word.slice(m.mountPath.length + 1)] !== undefined, `${label}: ${word} is not a key of railyard-config`);
+      }
+      for (const m of c.volumeMounts ?? []) assert(spec.volumes.find((v) => v.name === m.name), `${label}: volume ${m.name}`);
+    }
+  }
+});
+
+check("selectors match their pods' labels", () => {
+  const ds = find("DaemonSet", "railyard-device-plugin");
+  for (const [k, v] of Object.entries(ds.spec.selector.matchLabels)) assert(ds.spec.template.metadata.labels[k] === v, `DaemonSet selector ${k}`);
+  const svc = find("Service", "railyard-validate"), job = find("Job", "railyard-validate");
+  for (const [k, v] of Object.entries(svc.spec.selector)) assert(job.spec.template.metadata.labels[k] === v, `Service selector ${k}`);
+  assert(job.spec.template.spec.subdomain === svc.metadata.name, "the Job's subdomain is not the headless Service");
+  assert(svc.spec.clusterIP === "None", "the rendezvous Service must be headless");
+});
+
+check("the Indexed Job's world size, rendezvous and pod count agree", () => {
+  const job = find("Job", "railyard-validate");
+  const env = Object.fromEntries(job.spec.template.spec.containers[0].env.map((e) => [e.name, e.value]));
+  assert(job.spec.completionMode === "Indexed", "not an Indexed Job");
+  assert(String(job.spec.completions) === env.WORLD_SIZE && job.spec.parallelism === job.spec.completions, "completions, parallelism and WORLD_SIZE differ");
+  assert(env.MASTER_ADDR === `${job.metadata.name}-0.${job.spec.template.spec.subdomain}`, `MASTER_ADDR ${env.MASTER_ADDR}`);
+  assert(Number(env.MASTER_PORT) === find("Service", "railyard-validate").spec.ports[0].port, "MASTER_PORT is not the Service's port");
+});
+
+check("the MPIJob's -np, workers and rendezvous agree", () => {
+  const mj = all.find((o) => o.kind === "MPIJob");
+  const args = mj.spec.mpiReplicaSpecs.Launcher.template.spec.containers[0].args;
+  assert(Number(args[args.indexOf("-np") + 1]) === mj.spec.mpiReplicaSpecs.Worker.replicas, "-np is not Worker.replicas");
+  assert(args.includes(`MASTER_ADDR=${mj.metadata.name}-worker-0.${mj.metadata.name}-worker`), "MASTER_ADDR is not worker 0");
+});
+
+// The flags each container passes are flags the binary takes (its --help lists them).
+function help(binary, ...sub) {
+  return execFileSync(path.join(bin, binary), [...sub, "--help"], { encoding: "utf8" });
+}
+function flagsOf(args) {
+  return args.filter((a) => a.startsWith("--")).map((a) => a.split("=")[0]);
+}
+const ds = find("DaemonSet", "railyard-device-plugin");
+const dpc = ds.spec.template.spec.containers[0];
+check("the DaemonSet passes only flags railyard-device-plugin takes", () => {
+  const h = help("railyard-device-plugin");
+  for (const f of flagsOf(dpc.args)) assert(h.includes(f), `${f} is not a railyard-device-plugin flag`);
+});
+check("the validation pods pass only flags railyard-validate run takes", () => {
+  const h = help("railyard-validate", "run");
+  const job = find("Job", "railyard-validate").spec.template.spec.containers[0].args;
+  const mpi = all.find((o) => o.kind === "MPIJob").spec.mpiReplicaSpecs.Launcher.template.spec.containers[0].args;
+  for (const f of flagsOf([...job, ...mpi.slice(mpi.indexOf("run") + 1)])) assert(h.includes(f), `${f} is not a railyard-validate run flag`);
+});
+check("the liveness probe and the port are the metrics address", () => {
+  const addr = dpc.args.find((a) => a.startsWith("--metrics-addr=")).split("=")[1];
+  const port = Number(addr.split(":").pop());
+  assert(dpc.livenessProbe.httpGet.path === "/healthz" && dpc.livenessProbe.httpGet.port === port, "liveness probe");
+  assert(dpc.ports[0].containerPort === port, "containerPort");
+});
+
+// The ConfigMap's files are what the binaries accept.
+fs.mkdirSync(work, { recursive: true });
+for (const [key, value] of Object.entries(configMap.data)) fs.writeFileSync(path.join(work, key), value);
+let advertised = [];
+check("device-plugin.json and rails.json start railyard-device-plugin (dry run on an 8-rail node)", () => {
+  const out = execFileSync(path.join(bin, "railyard-device-plugin"),
+    ["--dry-run", "--config", path.join(work, "device-plugin.json"), "--rails", path.join(work, "rails.json"), "--sysfs-root", fixture],
+    { encoding: "utf8" });
+  advertised = [...out.matchAll(/^(\S+) \((?:bundle|vf|pf), \d+ devices/gm)].map((m) => m[1]);
+  assert(advertised.includes("railyard.io/bundle") && advertised.includes("railyard.io/rail7"), `advertised: ${advertised}`);
+});
+check("validate.json is a valid railyard-validate config", () => {
+  execFileSync(path.join(bin, "railyard-validate"), ["config", path.join(work, "validate.json")], { encoding: "utf8" });
+});
+check("every NAD's resourceName is a resource the device plugin advertises", () => {
+  for (const o of all.filter((x) => x.kind === "NetworkAttachmentDefinition")) {
+    const r = o.metadata.annotations["k8s.v1.cni.cncf.io/resourceName"];
+    assert(advertised.includes(r), `${o.metadata.name}: ${r} is not advertised`);
+  }
+});
+check("railyard-cni accepts every NAD's config (CNI STATUS)", () => {
+  // STATUS parses the whole config and looks its IPAM plugins up in CNI_PATH. whereabouts is
+  // not packaged in Debian: a stand-in of that name is what STATUS finds.
+  const cniPath = path.join(work, "cni-bin");
+  fs.mkdirSync(cniPath, { recursive: true });
+  fs.writeFileSync(path.join(cniPath, "whereabouts"), "#!/bin/sh\nexit 0\n", { mode: 0o755 });
+  // The deviceID Multus would inject: a device of the NAD's resource on the fixture node.
+  const topo = JSON.parse(execFileSync(path.join(bin, "railyard"),
+    ["topo", "--json", "--sysfs-root", fixture, "--rails", path.join(work, "rails.json")], { encoding: "utf8" }));
+  const deviceOf = (resource) => {
+    const rail = resource.match(/\/rail(\d+)$/);
+    const nic = topo.nics.find((n) => n.rail === (rail ? Number(rail[1]) : 0));
+    return rail ? nic.vfs[0].pci : nic.pci;
+  };
+  for (const o of all.filter((x) => x.kind === "NetworkAttachmentDefinition")) {
+    const conf = JSON.parse(o.spec.config);
+    assert(conf.type === "railyard-cni" || conf.type === "railyard-sbr", `${o.metadata.name}: type ${conf.type}`);
+    const deviceID = deviceOf(o.metadata.annotations["k8s.v1.cni.cncf.io/resourceName"]);
+    const r = spawnSync(path.join(bin, conf.type), [], {
+      input: JSON.stringify({ ...conf, cniVersion: "1.1.0", deviceID }), encoding: "utf8",
+      env: { ...process.env, CNI_COMMAND: "STATUS", CNI_PATH: cniPath, RAILYARD_SYSFS_ROOT: fixture },
+    });
+    assert(r.status === 0, `${o.metadata.name}: ${r.stdout}${r.stderr}`);
+  }
+});
+
+// The image: what the pods run is what the Dockerfile copies, and the build installs it.
+check("the pods run binaries the image has, from one image", () => {
+  const dockerfile = fs.readFileSync(path.join(manifests, "Dockerfile"), "utf8");
+  const copied = [...dockerfile.matchAll(/\/usr\/local\/bin\/(railyard[-a-z]*)/g)].map((m) => m[1]);
+  for (const b of copied) assert(fs.existsSync(path.join(bin, b)), `the Dockerfile copies ${b}, which the build does not make`);
+  const images = new Set();
+  for (const [label, spec] of podSpecs)
+    for (const c of [...(spec.initContainers ?? []), ...spec.containers]) {
+      images.add(c.image);
+      for (const word of [...(c.command ?? []), ...(c.args ?? [])].join(" ").split(/\s+/)) {
+        const m = word.match(/\/usr\/local\/bin\/(railyard[-a-z]*)/);
+        if (m) assert(copied.includes(m[1]), `${label}: ${m[1]} is not in the image`);
+      }
+    }
+  for (const b of ["railyard-cni", "railyard-sbr"]) assert(JSON.stringify(ds.spec.template.spec.initContainers).includes(b), `the init container does not install ${b}`);
+  assert(images.size === 1, `images: ${[...images]}`);
+  const bench = JSON.parse(configMap.data["validate.json"]).benchmark.command;
+  assert(copied.includes(path.basename(bench)), `validate.json runs ${bench}, which the image does not have`);
+});
+
+check("least privilege: no API token for the device plugin, the validator may only get and patch nodes", () => {
+  assert(find("ServiceAccount", "railyard-device-plugin").automountServiceAccountToken === false, "device plugin SA mounts a token");
+  assert(ds.spec.template.spec.automountServiceAccountToken === false, "the DaemonSet mounts a token");
+  const role = find("ClusterRole", "railyard-validate");
+  assert(JSON.stringify(role.rules) === JSON.stringify([{ apiGroups: [""], resources: ["nodes"], verbs: ["get", "patch"] }]), JSON.stringify(role.rules));
+  for (const c of [...ds.spec.template.spec.initContainers, ...ds.spec.template.spec.containers]) {
+    assert(c.securityContext?.allowPrivilegeEscalation === false, `${c.name}: privilege escalation`);
+    assert(JSON.stringify(c.securityContext?.capabilities?.drop) === '["ALL"]', `${c.name}: capabilities not dropped`);
+    assert(c.resources?.requests && c.resources?.limits?.memory, `${c.name}: requests and a memory limit`);
+  }
+});
+
+console.log(`\n${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
