@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <ifaddrs.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -10,6 +11,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <thread>
 
 namespace railyard::rdma {
@@ -23,6 +25,23 @@ sockaddr_in address(const std::string& host, int port) {
     a.sin_addr.s_addr = htonl(INADDR_ANY);
   else if (::inet_pton(AF_INET, host.c_str(), &a.sin_addr) != 1)
     throw NetError("'" + host + "' is not an IPv4 address");
+  return a;
+}
+
+// A host name (MASTER_ADDR is often one: a pod's DNS name) or an IPv4 literal. Empty when it
+// does not resolve yet: a pod's record appears only once the pod has an address.
+std::optional<sockaddr_in> resolve(const std::string& host, int port) {
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  if (::inet_pton(AF_INET, host.c_str(), &a.sin_addr) == 1) return a;
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* res = nullptr;
+  if (::getaddrinfo(host.c_str(), nullptr, &hints, &res) != 0 || !res) return std::nullopt;
+  a.sin_addr = reinterpret_cast<sockaddr_in*>(res->ai_addr)->sin_addr;
+  ::freeaddrinfo(res);
   return a;
 }
 
@@ -94,8 +113,14 @@ Socket Socket::accept_one(std::chrono::milliseconds timeout, const std::string& 
 Socket Socket::connect_to(const Endpoint& to, const std::string& from,
                           std::chrono::milliseconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
-  const sockaddr_in dst = address(to.host, to.port);
   for (int attempt = 0;; ++attempt) {
+    const auto dst = resolve(to.host, to.port);
+    if (!dst) {
+      if (std::chrono::steady_clock::now() >= deadline)
+        throw NetError("cannot resolve " + to.host + " (rendezvous " + to.to_string() + ")");
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      continue;
+    }
     Socket s(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
     if (!from.empty()) {
       // Bound to the rail's address: source-based routing then keeps it on the rail.
@@ -103,7 +128,7 @@ Socket Socket::connect_to(const Endpoint& to, const std::string& from,
       if (::bind(s.fd_, reinterpret_cast<sockaddr*>(&src), sizeof src) != 0)
         throw NetError("cannot bind to " + from + ": " + std::strerror(errno));
     }
-    if (::connect(s.fd_, reinterpret_cast<const sockaddr*>(&dst), sizeof dst) == 0) {
+    if (::connect(s.fd_, reinterpret_cast<const sockaddr*>(&*dst), sizeof *dst) == 0) {
       tune(s.fd_);
       return s;
     }

@@ -17,7 +17,8 @@ struct Endpoint {
   std::string host;
   int port = 0;
   std::string to_string() const { return host + ":" + std::to_string(port); }
-  static Endpoint parse(const std::string& text);  // "10.0.0.1:29500"; throws NetError
+  // "10.0.0.1:29500" or "rank0.svc:29500" (resolved when connecting); throws NetError
+  static Endpoint parse(const std::string& text);
 };
 
 class Socket {

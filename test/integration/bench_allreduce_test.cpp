@@ -126,6 +126,23 @@ TEST_CASE("without --rails, the rails are NCCL_IB_HCA's RDMA devices, through th
   CHECK_THAT(none.err, Catch::Contains("mlx5_7"));
 }
 
+TEST_CASE("the rendezvous may be a host name, as MASTER_ADDR often is", "[bench][allreduce]") {
+  auto results = run_ranks(
+      2, {"--rails", "127.0.0.1", "-b", "1K", "-e", "1K", "-n", "1", "-w", "0", "-c", "1"},
+      [](int r) {
+        return std::map<std::string, std::string>{{"RANK", std::to_string(r)},
+                                                  {"WORLD_SIZE", "2"},
+                                                  {"MASTER_ADDR", "localhost"},
+                                                  {"MASTER_PORT", "<rv-port>"}};
+      },
+      false);
+  check_correct(results, 1);
+  const auto bad = run({kBench, "allreduce", "--rank", "1", "--world-size", "2", "--rendezvous",
+                        "no-such-host.invalid:29500", "--rails", "127.0.0.1", "--timeout", "1"});
+  CHECK(bad.exit_code != 0);
+  CHECK_THAT(bad.err, Catch::Contains("cannot resolve no-such-host.invalid"));
+}
+
 TEST_CASE("rank, world and rendezvous from mpirun, Indexed Job and torchrun environments",
           "[bench][allreduce]") {
   const std::vector<std::string> small = {"--rails", "127.0.0.1", "-b", "64", "-e",

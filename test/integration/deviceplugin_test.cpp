@@ -3,6 +3,7 @@
 // plugin runs as a child process on generated sysfs fixtures, as the DaemonSet runs it.
 #include <signal.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <fstream>
@@ -70,7 +71,7 @@ struct Rig {
   }
   // Replaces a sysfs file the way the kernel's value changes: all at once.
   void set_sysfs(const std::string& rel, const std::string& value) const {
-    const fs::path p = fx.sys(rel);
+    const fs::path p = fs::canonical(fx.sys(rel));
     std::ofstream(p.string() + ".new") << value << "\n";
     fs::rename(p.string() + ".new", p);
   }
@@ -215,6 +216,56 @@ TEST_CASE("a port going down is pushed within a second, and its recovery too", "
   for (const auto& [id, h] : by_id(r)) CHECK(h.first == "Healthy");
   ctx.TryCancel();
   vf_ctx.TryCancel();
+}
+
+TEST_CASE("a RoCE PF without carrier makes its device unhealthy, and back", "[deviceplugin]") {
+  Rig rig;
+  std::ofstream(rig.config)
+      << R"({"resourceList": [{"resourceName": "roce", "kind": "pf", "selectors": {"linkTypes": ["ethernet"]}}]})";
+  rig.start(1, true);
+  auto stub = rig.client("railyard.io/roce");
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + 20s);
+  auto reader = stub->ListAndWatch(&ctx, v1beta1::Empty{});
+  v1beta1::ListAndWatchResponse r;
+  REQUIRE(reader->Read(&r));
+  REQUIRE(r.devices_size() == 4);  // the two dual-port Ethernet cards
+  const std::string pf =
+      fs::canonical(rig.fx.sys("class/net/enp60s0f0np0/../..")).filename().string();
+  rig.set_sysfs("class/net/enp60s0f0np0/operstate", "down");
+  REQUIRE(reader->Read(&r));
+  for (const auto& [id, h] : by_id(r)) CHECK(h.first == (id == pf ? "Unhealthy" : "Healthy"));
+  CHECK(rig.plugin->log().find("netdev enp60s0f0np0 has no carrier") != std::string::npos);
+  rig.set_sysfs("class/net/enp60s0f0np0/operstate", "up");
+  REQUIRE(reader->Read(&r));
+  CHECK(by_id(r).at(pf).first == "Healthy");
+  ctx.TryCancel();
+}
+
+TEST_CASE("a netlink link event starts a health pass before the timer would", "[deviceplugin]") {
+  Rig rig;
+  // A timer that never fires within the test: only the netlink event can start the pass.
+  std::ofstream(rig.config)
+      << R"({"healthPollMs": 60000, "resourceList": [{"resourceName": "bundle", "kind": "bundle"}]})";
+  rig.start(1, true);
+  auto stub = rig.client("railyard.io/bundle");
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + 10s);
+  auto reader = stub->ListAndWatch(&ctx, v1beta1::Empty{});
+  v1beta1::ListAndWatchResponse r;
+  REQUIRE(reader->Read(&r));
+  rig.set_sysfs("bus/pci/devices/0000:19:00.0/infiniband/mlx5_0/ports/1/state", "1: DOWN");
+  // A link appearing on the host (as a VF's netdev does) is the event.
+  const std::string a = "rydp" + std::to_string(::getpid()) + "a",
+                    b = a.substr(0, a.size() - 1) + "b";
+  struct Link {
+    std::string name;
+    ~Link() { run({"ip", "link", "del", name}); }
+  } link{a};
+  REQUIRE(run({"ip", "link", "add", a, "type", "veth", "peer", "name", b}).exit_code == 0);
+  REQUIRE(reader->Read(&r));
+  CHECK(by_id(r).at("0000:19:00.0").first == "Unhealthy");
+  ctx.TryCancel();
 }
 
 TEST_CASE("a GPU that disappears makes its bundle unhealthy", "[deviceplugin]") {
