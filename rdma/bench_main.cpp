@@ -50,16 +50,15 @@ size_t parse_size(const std::string& s) {
   return static_cast<size_t>(v);
 }
 
-// Element i of rank r: small integers, so float sums are exact and checkable.
-template <class T>
-void fill(T* p, size_t n, int rank) {
-  for (size_t i = 0; i < n; ++i) p[i] = static_cast<T>((rank + 1) * static_cast<int>(i % 7 + 1));
+// Element i of rank r: small integers, so every type's sums are exact and checkable (the
+// largest, 4 ranks x 7, is exact in bfloat16's 8-bit mantissa).
+void fill(void* p, size_t n, int rank, r::DType t) {
+  for (size_t i = 0; i < n; ++i) r::store(p, i, (rank + 1) * static_cast<int>(i % 7 + 1), t);
 }
-template <class T>
-size_t wrong(const T* p, size_t n, int world) {
+size_t wrong(const void* p, size_t n, int world, r::DType t) {
   size_t bad = 0;
   const int ranks = world * (world + 1) / 2;
-  for (size_t i = 0; i < n; ++i) bad += p[i] != static_cast<T>(ranks * static_cast<int>(i % 7 + 1));
+  for (size_t i = 0; i < n; ++i) bad += r::load(p, i, t) != ranks * static_cast<int>(i % 7 + 1);
   return bad;
 }
 
@@ -71,24 +70,20 @@ struct Measure {
 
 Measure measure(r::TcpRing& ring, size_t count, r::DType type, bool in_place, const Options& o,
                 int rank) {
-  std::vector<int32_t> send(count), recv(count);  // 4-byte elements either way
-  auto* s = send.data();
-  auto* d = in_place ? send.data() : recv.data();
-  auto init = [&] {
-    if (type == r::DType::kFloat32)
-      fill(reinterpret_cast<float*>(s), count, rank);
-    else
-      fill(s, count, rank);
-  };
+  const size_t bytes = count * r::elem_size(type);
+  std::vector<char> send(bytes), recv(bytes);
+  char* s = send.data();
+  char* d = in_place ? send.data() : recv.data();
+  auto init = [&] { fill(s, count, rank, type); };
   Measure m;
   m.rail_seconds.assign(ring.rails() ? ring.rails() : 1, 0.0);
   for (int i = 0; i < o.warmup; ++i) {
-    if (!in_place) std::memcpy(d, s, count * 4);
+    if (!in_place) std::memcpy(d, s, bytes);
     ring.allreduce(d, count, type);
   }
   const auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < o.iters; ++i) {
-    if (!in_place) std::memcpy(d, s, count * 4);
+    if (!in_place) std::memcpy(d, s, bytes);
     auto rs = ring.allreduce(d, count, type);
     for (size_t k = 0; k < rs.size(); ++k) m.rail_seconds[k] += rs[k] / o.iters;
   }
@@ -96,10 +91,9 @@ Measure measure(r::TcpRing& ring, size_t count, r::DType type, bool in_place, co
          o.iters;
   if (o.check) {
     init();
-    if (!in_place) std::memcpy(d, s, count * 4);
+    if (!in_place) std::memcpy(d, s, bytes);
     ring.allreduce(d, count, type);
-    m.wrong = type == r::DType::kFloat32 ? wrong(reinterpret_cast<float*>(d), count, ring.world())
-                                         : wrong(d, count, ring.world());
+    m.wrong = wrong(d, count, ring.world(), type);
   }
   return m;
 }
@@ -114,9 +108,10 @@ int run(const Options& o) {
   if (o.transport != "tcp")
     throw std::invalid_argument("--transport " + o.transport +
                                 " is not built in this version (tcp only)");
-  const r::DType type = o.dtype == "int32" ? r::DType::kInt32 : r::DType::kFloat32;
-  if (o.dtype != "float" && o.dtype != "int32")
-    throw std::invalid_argument("-d " + o.dtype + ": float or int32");
+  const auto parsed = r::parse_dtype(o.dtype);
+  if (!parsed) throw std::invalid_argument("-d " + o.dtype + ": float, half, bfloat16 or int32");
+  const r::DType type = *parsed;
+  const size_t es = r::elem_size(type);
   std::vector<std::string> rails;
   const auto sysfs_root = railyard::topology::sysfs_root_from("");
   for (const auto& e : r::rail_entries(o.rails, std::getenv("NCCL_IB_HCA")))
@@ -156,28 +151,27 @@ int run(const Options& o) {
   size_t total_wrong = 0;
   std::vector<double> last_rail_seconds;
   size_t last_bytes = 0;
-  for (size_t bytes = std::max<size_t>(parse_size(o.min_bytes), 4);
-       bytes <= parse_size(o.max_bytes);
-       bytes = std::max(bytes + 4, static_cast<size_t>(static_cast<double>(bytes) * o.factor))) {
-    const size_t count = bytes / 4;
+  for (size_t bytes = std::max(parse_size(o.min_bytes), es); bytes <= parse_size(o.max_bytes);
+       bytes = std::max(bytes + es, static_cast<size_t>(static_cast<double>(bytes) * o.factor))) {
+    const size_t count = bytes / es;
     const Measure oop = measure(ring, count, type, false, o, launch.rank);
     const Measure ip = measure(ring, count, type, true, o, launch.rank);
-    const double b = static_cast<double>(count * 4);
+    const double b = static_cast<double>(count * es);
     auto alg = [&](const Measure& m) { return b / m.us / 1e3; };
     total_wrong += oop.wrong + ip.wrong;
     bw_sum += alg(oop) * bus_factor + alg(ip) * bus_factor;
     bw_n += 2;
     last_rail_seconds = ip.rail_seconds;
-    last_bytes = count * 4;
+    last_bytes = count * es;
     if (root) {
       std::printf(
           "%12zu  %12zu  %8s  %6s  %6d  %7.2f  %6.2f  %6.2f  %5zu  %7.2f  %6.2f  %6.2f  %5zu\n",
-          count * 4, count, o.dtype.c_str(), "sum", -1, oop.us, alg(oop), alg(oop) * bus_factor,
-          oop.wrong, ip.us, alg(ip), alg(ip) * bus_factor, ip.wrong);
+          count * es, count, r::dtype_name(type), "sum", -1, oop.us, alg(oop),
+          alg(oop) * bus_factor, oop.wrong, ip.us, alg(ip), alg(ip) * bus_factor, ip.wrong);
       std::fflush(stdout);
-      rows.push_back({{"size", count * 4},
+      rows.push_back({{"size", count * es},
                       {"count", count},
-                      {"type", o.dtype},
+                      {"type", r::dtype_name(type)},
                       {"redop", "sum"},
                       {"out_of_place",
                        {{"time_us", oop.us},
@@ -235,7 +229,7 @@ int main(int argc, char** argv) {
   app.add_option("-n", o.iters, "timed iterations");
   app.add_option("-w", o.warmup, "warmup iterations");
   app.add_option("-c", o.check, "check every element (1) or not (0)");
-  app.add_option("-d", o.dtype, "float or int32");
+  app.add_option("-d", o.dtype, "float, half, bfloat16 or int32 (nccl-tests' names)");
   app.add_option("--timeout", o.timeout_s, "seconds to wait for a peer before naming it");
   app.add_option("--json", o.json_file, "write results as JSON");
   CLI11_PARSE(app, argc, argv);

@@ -12,22 +12,6 @@
 namespace railyard::rdma {
 namespace {
 
-size_t elem_size(DType) {
-  return 4;
-}
-
-void reduce(void* dst, const void* src, size_t n, DType t) {
-  if (t == DType::kFloat32) {
-    auto* d = static_cast<float*>(dst);
-    const auto* s = static_cast<const float*>(src);
-    for (size_t i = 0; i < n; ++i) d[i] += s[i];  // vectorised by the compiler
-  } else {
-    auto* d = static_cast<int32_t*>(dst);
-    const auto* s = static_cast<const int32_t*>(src);
-    for (size_t i = 0; i < n; ++i) d[i] += s[i];
-  }
-}
-
 // One ring step: send `out` to next while receiving `in_bytes` from prev into `in`; when `acc` is
 // set, reduce the received elements into it as they arrive.
 void step(int next_fd, int prev_fd, const char* out, size_t out_bytes, char* in, size_t in_bytes,
@@ -60,7 +44,7 @@ void step(int next_fd, int prev_fd, const char* out, size_t out_bytes, char* in,
       if (k > 0) got += static_cast<size_t>(k);
       if (acc) {
         const size_t ready = got / es * es;
-        reduce(acc + reduced, in + reduced, (ready - reduced) / es, t);
+        reduce_sum(acc + reduced, in + reduced, (ready - reduced) / es, t);
         reduced = ready;
       }
     }

@@ -10,11 +10,10 @@
 #include <vector>
 
 #include "rdma/bootstrap.h"
+#include "rdma/reduce.h"
 #include "rdma/socket.h"
 
 namespace railyard::rdma {
-
-enum class DType { kFloat32, kInt32 };
 
 class TcpRing {
  public:

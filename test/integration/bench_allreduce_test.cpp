@@ -88,6 +88,21 @@ TEST_CASE("allreduce over TCP is exact for 2, 3 and 4 ranks on 1 and 2 rails",
   }
 }
 
+TEST_CASE("allreduce over TCP is exact for half, bfloat16 and float on odd sizes",
+          "[bench][allreduce]") {
+  for (const std::string dtype : {"half", "bfloat16", "float"}) {
+    INFO(dtype);
+    auto results = run_ranks(3, {"--rails", "127.0.0.1,127.0.0.1", "-d", dtype, "-b", "6", "-e",
+                                 "300000", "-f", "9", "-n", "1", "-w", "0", "-c", "1"});
+    check_correct(results, 5);  // 6 B to 39 KB by 9x: element counts not divisible by 3 x 2
+    CHECK_THAT(results[0].out, Catch::Contains(" " + dtype + "     sum"));
+  }
+  const auto bad = run({kBench, "allreduce", "--rank", "0", "--world-size", "1", "--rails",
+                        "127.0.0.1", "-d", "double"});
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("float, half, bfloat16 or int32"));
+}
+
 TEST_CASE("allreduce over TCP is exact for int32 and prints a per-rail summary",
           "[bench][allreduce]") {
   auto results = run_ranks(3, {"--rails", "lo,127.0.0.1", "-d", "int32", "-b", "4", "-e", "4M",
