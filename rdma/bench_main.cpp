@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "rdma/launch.h"
+#include "rdma/p2p.h"
 #include "rdma/rails.h"
 #include "rdma/ring.h"
 #include "topology/sysfs.h"
@@ -98,6 +99,58 @@ Measure measure(r::TcpRing& ring, size_t count, r::DType type, bool in_place, co
   return m;
 }
 
+// Per rail and size: 0->1, 1->0, both at once, latency; rank 0 prints (perftest's view of a link).
+int run_p2p(const Options& o, const r::Launch& launch, const std::vector<std::string>& rails,
+            std::vector<r::Socket> listeners, const r::Table& table) {
+  r::TcpPair pair(launch.rank, rails, std::move(listeners), table,
+                  std::chrono::seconds(o.timeout_s));
+  const bool root = launch.rank == 0;
+  if (root) {
+    std::printf(
+        "# railyard-bench p2p: transport tcp, 2 ranks, %zu rails, iters %d, warmup %d, check %d\n",
+        rails.size(), o.iters, o.warmup, o.check);
+    std::printf("#%5s  %-15s  %12s  %11s  %11s  %11s  %10s  %6s\n", "rail", "address", "size(B)",
+                "0->1(GB/s)", "1->0(GB/s)", "both(GB/s)", "lat(us)", "#wrong");
+  }
+  nlohmann::json rows = nlohmann::json::array();
+  size_t total_wrong = 0;
+  std::vector<r::P2pResult> largest(rails.size());
+  for (size_t k = 0; k < rails.size(); ++k) {
+    for (size_t bytes = std::max<size_t>(parse_size(o.min_bytes), 1);
+         bytes <= parse_size(o.max_bytes);
+         bytes = std::max(bytes + 1, static_cast<size_t>(static_cast<double>(bytes) * o.factor))) {
+      const r::P2pResult m = pair.measure(k, bytes, o.iters, o.warmup, o.check != 0);
+      largest[k] = m;
+      total_wrong += m.wrong;
+      if (!root) continue;
+      std::printf("%6zu  %-15s  %12zu  %11.2f  %11.2f  %11.2f  %10.2f  %6zu\n", k, rails[k].c_str(),
+                  bytes, m.gbps_0to1, m.gbps_1to0, m.gbps_both, m.latency_us, m.wrong);
+      std::fflush(stdout);
+      rows.push_back({{"rail", k},
+                      {"address", rails[k]},
+                      {"size", bytes},
+                      {"gbps_0to1", m.gbps_0to1},
+                      {"gbps_1to0", m.gbps_1to0},
+                      {"gbps_both", m.gbps_both},
+                      {"latency_us", m.latency_us},
+                      {"wrong", m.wrong}});
+    }
+  }
+  if (root) {
+    std::printf("# Wrong bytes : %zu %s\n# Per rail, largest size:\n", total_wrong,
+                total_wrong ? "FAILED" : "OK");
+    for (size_t k = 0; k < rails.size(); ++k)
+      std::printf(
+          "#   rail %zu  %-15s  0->1 %8.2f  1->0 %8.2f  both %8.2f GB/s  latency %8.2f us\n", k,
+          rails[k].c_str(), largest[k].gbps_0to1, largest[k].gbps_1to0, largest[k].gbps_both,
+          largest[k].latency_us);
+    if (!o.json_file.empty())
+      std::ofstream(o.json_file)
+          << nlohmann::json{{"op", "p2p"}, {"rows", rows}, {"wrong", total_wrong}}.dump(2) << "\n";
+  }
+  return total_wrong ? 1 : 0;
+}
+
 int run(const Options& o) {
   const r::Launch launch = r::resolve_launch(
       {o.rank, o.world, o.rendezvous, ""}, [](const std::string& k) -> std::optional<std::string> {
@@ -125,7 +178,11 @@ int run(const Options& o) {
   }
   const r::Endpoint rv =
       launch.world > 1 ? r::Endpoint::parse(launch.rendezvous) : r::Endpoint{"127.0.0.1", 1};
+  if (o.op == "p2p" && launch.world != 2)
+    throw std::invalid_argument("p2p runs between exactly 2 ranks, not " +
+                                std::to_string(launch.world));
   const auto table = r::exchange_endpoints(launch.rank, launch.world, rv, mine, timeout);
+  if (o.op == "p2p") return run_p2p(o, launch, rails, std::move(listeners), table);
   r::TcpRing ring(launch.rank, launch.world, rails, std::move(listeners), table, timeout);
 
   const bool root = launch.rank == 0;
@@ -214,7 +271,9 @@ int run(const Options& o) {
 int main(int argc, char** argv) {
   CLI::App app{"railyard-bench: rail bandwidth and ring allreduce"};
   Options o;
-  app.add_option("op", o.op, "allreduce")->required()->check(CLI::IsMember({"allreduce"}));
+  app.add_option("op", o.op, "allreduce, or p2p (per-rail bandwidth and latency between 2 ranks)")
+      ->required()
+      ->check(CLI::IsMember({"allreduce", "p2p"}));
   app.add_option("--transport", o.transport, "tcp (verbs and nccl: not in this build)");
   app.add_option("--rank", o.rank,
                  "this rank (or OMPI_COMM_WORLD_RANK, JOB_COMPLETION_INDEX, RANK)");

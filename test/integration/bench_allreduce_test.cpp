@@ -9,6 +9,7 @@
 
 #include <catch2/catch.hpp>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "nccl-tests-wrapper/parse.h"
@@ -156,6 +157,53 @@ TEST_CASE("the rendezvous may be a host name, as MASTER_ADDR often is", "[bench]
                         "no-such-host.invalid:29500", "--rails", "127.0.0.1", "--timeout", "1"});
   CHECK(bad.exit_code != 0);
   CHECK_THAT(bad.err, Catch::Contains("cannot resolve no-such-host.invalid"));
+}
+
+TEST_CASE("p2p measures each rail both ways and checks every byte", "[bench][p2p]") {
+  TempDir dir;
+  const std::string json_file = (dir.path() / "p2p.json").string();
+  const std::string rv = "127.0.0.1:" + std::to_string(free_port());
+  std::vector<RunResult> res(2);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < 2; ++r)
+    threads.emplace_back([&, r] {
+      std::vector<std::string> argv = {kBench,         "p2p",
+                                       "--rank",       std::to_string(r),
+                                       "--world-size", "2",
+                                       "--rendezvous", rv,
+                                       "--rails",      "127.0.0.1,lo",
+                                       "-b",           "3",
+                                       "-e",           "300000",
+                                       "-f",           "37",
+                                       "-n",           "3",
+                                       "-w",           "1",
+                                       "-c",           "1",
+                                       "--timeout",    "20"};
+      if (r == 0) argv.insert(argv.end(), {"--json", json_file});
+      res[static_cast<size_t>(r)] = run(argv);
+    });
+  for (auto& t : threads) t.join();
+  INFO(res[0].out << res[0].err << res[1].err);
+  REQUIRE(res[0].exit_code == 0);
+  REQUIRE(res[1].exit_code == 0);
+  CHECK(res[1].out.empty());
+  CHECK_THAT(res[0].out, Catch::Contains("# Wrong bytes : 0 OK"));
+  std::ifstream in(json_file);
+  const auto j = nlohmann::json::parse(in);
+  REQUIRE(j.at("rows").size() == 2 * 4);  // 2 rails x (3, 111, 4107, 151959 B)
+  for (const auto& row : j.at("rows")) {
+    CHECK(row.at("wrong") == 0);
+    CHECK(row.at("gbps_0to1").get<double>() > 0);
+    CHECK(row.at("gbps_1to0").get<double>() > 0);
+    CHECK(row.at("gbps_both").get<double>() > 0);
+    CHECK(row.at("latency_us").get<double>() > 0);
+  }
+  CHECK(j.at("rows")[7].at("rail") == 1);
+  CHECK(j.at("rows")[7].at("size") == 151959);
+  const auto three = run({kBench, "p2p", "--rank", "0", "--world-size", "3", "--rendezvous", rv,
+                          "--rails", "127.0.0.1"});
+  CHECK(three.exit_code == 2);
+  CHECK_THAT(three.err, Catch::Contains("exactly 2 ranks"));
 }
 
 TEST_CASE("rank, world and rendezvous from mpirun, Indexed Job and torchrun environments",
