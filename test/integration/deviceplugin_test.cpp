@@ -85,13 +85,24 @@ std::map<std::string, std::pair<std::string, int>> by_id(const v1beta1::ListAndW
   return out;
 }
 
-v1beta1::ListAndWatchResponse first_list(v1beta1::DevicePlugin::Stub& stub) {
+// A ListAndWatch stream as the kubelet holds one, ended (cancelled) when it goes out of scope.
+struct Watch {
+  std::unique_ptr<v1beta1::DevicePlugin::Stub> stub;
   grpc::ClientContext ctx;
-  ctx.set_deadline(std::chrono::system_clock::now() + 5s);
-  auto reader = stub.ListAndWatch(&ctx, v1beta1::Empty{});
+  std::unique_ptr<grpc::ClientReader<v1beta1::ListAndWatchResponse>> reader;
+  Watch(std::unique_ptr<v1beta1::DevicePlugin::Stub> s, std::chrono::seconds deadline)
+      : stub(std::move(s)) {
+    ctx.set_deadline(std::chrono::system_clock::now() + deadline);
+    reader = stub->ListAndWatch(&ctx, v1beta1::Empty{});
+  }
+  ~Watch() { ctx.TryCancel(); }
+  bool next(v1beta1::ListAndWatchResponse& r) { return reader->Read(&r); }
+};
+
+v1beta1::ListAndWatchResponse first_list(std::unique_ptr<v1beta1::DevicePlugin::Stub> stub) {
+  Watch w(std::move(stub), 5s);
   v1beta1::ListAndWatchResponse r;
-  REQUIRE(reader->Read(&r));
-  ctx.TryCancel();
+  REQUIRE(w.next(r));
   return r;
 }
 
@@ -158,7 +169,7 @@ TEST_CASE("registers every pool with the kubelet's fields", "[deviceplugin]") {
 TEST_CASE("ListAndWatch lists each pool's devices with their NUMA node", "[deviceplugin]") {
   Rig rig;
   rig.start(3);
-  const auto bundles = by_id(first_list(*rig.client("railyard.io/bundle")));
+  const auto bundles = by_id(first_list(rig.client("railyard.io/bundle")));
   REQUIRE(bundles.size() == 8);
   for (size_t i = 0; i < kBundleIds.size(); ++i) {
     INFO(kBundleIds[i]);
@@ -166,7 +177,7 @@ TEST_CASE("ListAndWatch lists each pool's devices with their NUMA node", "[devic
     CHECK(bundles.at(kBundleIds[i]).first == "Healthy");
     CHECK(bundles.at(kBundleIds[i]).second == (i < 4 ? 0 : 1));
   }
-  const auto rail0 = by_id(first_list(*rig.client("railyard.io/rail0")));
+  const auto rail0 = by_id(first_list(rig.client("railyard.io/rail0")));
   REQUIRE(rail0.size() == 4);
   for (const auto& id : kRail0Vfs) CHECK(rail0.at(id) == std::pair<std::string, int>{"Healthy", 0});
 }
@@ -175,7 +186,7 @@ TEST_CASE("ListAndWatch without NUMA information sends no TopologyInfo", "[devic
   Rig rig("cloud-vm");
   std::ofstream(rig.dir.path() / "rails.json") << "{}";
   rig.start(1);  // no VFs: the bundle pool alone
-  const auto list = first_list(*rig.client("railyard.io/bundle"));
+  const auto list = first_list(rig.client("railyard.io/bundle"));
   REQUIRE(list.devices_size() == 2);
   for (const auto& d : list.devices()) CHECK_FALSE(d.has_topology());
 }
@@ -183,39 +194,31 @@ TEST_CASE("ListAndWatch without NUMA information sends no TopologyInfo", "[devic
 TEST_CASE("a port going down is pushed within a second, and its recovery too", "[deviceplugin]") {
   Rig rig;
   rig.start(3);
-  auto stub = rig.client("railyard.io/bundle");
-  auto vf_stub = rig.client("railyard.io/rail0");
-  grpc::ClientContext ctx, vf_ctx;
-  ctx.set_deadline(std::chrono::system_clock::now() + 20s);
-  vf_ctx.set_deadline(std::chrono::system_clock::now() + 20s);
-  auto reader = stub->ListAndWatch(&ctx, v1beta1::Empty{});
-  auto vf_reader = vf_stub->ListAndWatch(&vf_ctx, v1beta1::Empty{});
+  Watch bundles(rig.client("railyard.io/bundle"), 20s), vfs(rig.client("railyard.io/rail0"), 20s);
   v1beta1::ListAndWatchResponse r;
-  REQUIRE(reader->Read(&r));
-  REQUIRE(vf_reader->Read(&r));
+  REQUIRE(bundles.next(r));
+  REQUIRE(vfs.next(r));
 
   const std::string port = "bus/pci/devices/0000:19:00.0/infiniband/mlx5_0/ports/1/state";
   auto t0 = std::chrono::steady_clock::now();
   rig.set_sysfs(port, "1: DOWN");
-  REQUIRE(reader->Read(&r));
+  REQUIRE(bundles.next(r));
   CHECK(std::chrono::steady_clock::now() - t0 < 1s);
   auto devs = by_id(r);
   CHECK(devs.at("0000:19:00.0").first == "Unhealthy");
   for (size_t i = 1; i < kBundleIds.size(); ++i) CHECK(devs.at(kBundleIds[i]).first == "Healthy");
   // The rail's VFs depend on the PF's port: they go down with it.
-  REQUIRE(vf_reader->Read(&r));
+  REQUIRE(vfs.next(r));
   for (const auto& [id, h] : by_id(r)) CHECK(h.first == "Unhealthy");
   CHECK(rig.plugin->log().find("port mlx5_0/1 is not ACTIVE") != std::string::npos);
 
   t0 = std::chrono::steady_clock::now();
   rig.set_sysfs(port, "4: ACTIVE");
-  REQUIRE(reader->Read(&r));
+  REQUIRE(bundles.next(r));
   CHECK(std::chrono::steady_clock::now() - t0 < 1s);
   for (const auto& [id, h] : by_id(r)) CHECK(h.first == "Healthy");
-  REQUIRE(vf_reader->Read(&r));
+  REQUIRE(vfs.next(r));
   for (const auto& [id, h] : by_id(r)) CHECK(h.first == "Healthy");
-  ctx.TryCancel();
-  vf_ctx.TryCancel();
 }
 
 TEST_CASE("a RoCE PF without carrier makes its device unhealthy, and back", "[deviceplugin]") {
@@ -223,23 +226,19 @@ TEST_CASE("a RoCE PF without carrier makes its device unhealthy, and back", "[de
   std::ofstream(rig.config)
       << R"({"resourceList": [{"resourceName": "roce", "kind": "pf", "selectors": {"linkTypes": ["ethernet"]}}]})";
   rig.start(1, true);
-  auto stub = rig.client("railyard.io/roce");
-  grpc::ClientContext ctx;
-  ctx.set_deadline(std::chrono::system_clock::now() + 20s);
-  auto reader = stub->ListAndWatch(&ctx, v1beta1::Empty{});
+  Watch watch(rig.client("railyard.io/roce"), 20s);
   v1beta1::ListAndWatchResponse r;
-  REQUIRE(reader->Read(&r));
+  REQUIRE(watch.next(r));
   REQUIRE(r.devices_size() == 4);  // the two dual-port Ethernet cards
   const std::string pf =
       fs::canonical(rig.fx.sys("class/net/enp60s0f0np0/../..")).filename().string();
   rig.set_sysfs("class/net/enp60s0f0np0/operstate", "down");
-  REQUIRE(reader->Read(&r));
+  REQUIRE(watch.next(r));
   for (const auto& [id, h] : by_id(r)) CHECK(h.first == (id == pf ? "Unhealthy" : "Healthy"));
   CHECK(rig.plugin->log().find("netdev enp60s0f0np0 has no carrier") != std::string::npos);
   rig.set_sysfs("class/net/enp60s0f0np0/operstate", "up");
-  REQUIRE(reader->Read(&r));
+  REQUIRE(watch.next(r));
   CHECK(by_id(r).at(pf).first == "Healthy");
-  ctx.TryCancel();
 }
 
 TEST_CASE("a netlink link event starts a health pass before the timer would", "[deviceplugin]") {
@@ -248,12 +247,9 @@ TEST_CASE("a netlink link event starts a health pass before the timer would", "[
   std::ofstream(rig.config)
       << R"({"healthPollMs": 60000, "resourceList": [{"resourceName": "bundle", "kind": "bundle"}]})";
   rig.start(1, true);
-  auto stub = rig.client("railyard.io/bundle");
-  grpc::ClientContext ctx;
-  ctx.set_deadline(std::chrono::system_clock::now() + 10s);
-  auto reader = stub->ListAndWatch(&ctx, v1beta1::Empty{});
+  Watch watch(rig.client("railyard.io/bundle"), 10s);
   v1beta1::ListAndWatchResponse r;
-  REQUIRE(reader->Read(&r));
+  REQUIRE(watch.next(r));
   rig.set_sysfs("bus/pci/devices/0000:19:00.0/infiniband/mlx5_0/ports/1/state", "1: DOWN");
   // A link appearing on the host (as a VF's netdev does) is the event.
   const std::string a = "rydp" + std::to_string(::getpid()) + "a",
@@ -263,29 +259,24 @@ TEST_CASE("a netlink link event starts a health pass before the timer would", "[
     ~Link() { run({"ip", "link", "del", name}); }
   } link{a};
   REQUIRE(run({"ip", "link", "add", a, "type", "veth", "peer", "name", b}).exit_code == 0);
-  REQUIRE(reader->Read(&r));
+  REQUIRE(watch.next(r));
   CHECK(by_id(r).at("0000:19:00.0").first == "Unhealthy");
-  ctx.TryCancel();
 }
 
 TEST_CASE("a GPU that disappears makes its bundle unhealthy", "[deviceplugin]") {
   Rig rig;
   rig.start(3);
-  auto stub = rig.client("railyard.io/bundle");
-  grpc::ClientContext ctx;
-  ctx.set_deadline(std::chrono::system_clock::now() + 20s);
-  auto reader = stub->ListAndWatch(&ctx, v1beta1::Empty{});
+  Watch watch(rig.client("railyard.io/bundle"), 20s);
   v1beta1::ListAndWatchResponse r;
-  REQUIRE(reader->Read(&r));
+  REQUIRE(watch.next(r));
   const fs::path link = rig.fx.sys("bus/pci/devices/0000:ca:00.0");
   const fs::path target = fs::read_symlink(link);
   fs::remove(link);  // as when the GPU falls off the bus
-  REQUIRE(reader->Read(&r));
+  REQUIRE(watch.next(r));
   CHECK(by_id(r).at("0000:cb:00.0").first == "Unhealthy");
   fs::create_symlink(target, link);
-  REQUIRE(reader->Read(&r));
+  REQUIRE(watch.next(r));
   CHECK(by_id(r).at("0000:cb:00.0").first == "Healthy");
-  ctx.TryCancel();
 }
 
 TEST_CASE("Allocate hands out RDMA and GPU device nodes, env and device-info files",
@@ -425,7 +416,7 @@ TEST_CASE("GetPreferredAllocation spreads a multi-rail pool over rails first", "
   std::ofstream(rig.config) << R"({"resourceList": [{"resourceName": "any-vf", "kind": "vf"}]})";
   rig.start(1, true);
   auto stub = rig.client("railyard.io/any-vf");
-  const auto list = first_list(*stub);
+  const auto list = first_list(rig.client("railyard.io/any-vf"));
   std::vector<std::string> all;
   for (const auto& d : list.devices()) all.push_back(d.id());
   REQUIRE(all.size() == 8);
@@ -478,7 +469,7 @@ TEST_CASE("a kubelet restart: sockets deleted, kubelet.sock recreated, registere
   REQUIRE(regs.size() >= 3);
   CHECK(std::chrono::steady_clock::now() - t0 < 1s);
   for (const auto& r : regs) CHECK(fs::exists(rig.kubelet_dir / r.endpoint()));
-  CHECK(first_list(*rig.client("railyard.io/bundle")).devices_size() == 8);
+  CHECK(first_list(rig.client("railyard.io/bundle")).devices_size() == 8);
 }
 
 TEST_CASE("the plugin serves its socket again when it is deleted alone", "[deviceplugin]") {
@@ -489,7 +480,7 @@ TEST_CASE("the plugin serves its socket again when it is deleted alone", "[devic
   INFO(rig.plugin->log());
   REQUIRE(regs.size() == 4);
   CHECK(regs.back().resource_name() == "railyard.io/rail4");
-  CHECK(first_list(*rig.client("railyard.io/rail4")).devices_size() == 4);
+  CHECK(first_list(rig.client("railyard.io/rail4")).devices_size() == 4);
 }
 
 TEST_CASE("VFs created later become a new pool without a restart", "[deviceplugin]") {
@@ -513,14 +504,11 @@ TEST_CASE("VFs created later become a new pool without a restart", "[deviceplugi
   REQUIRE(regs.size() == 4);
   CHECK(regs.back().resource_name() == "railyard.io/rail7");
   // A discovery in the middle of the copy may have seen one VF: the next pass sees both.
-  grpc::ClientContext ctx;
-  ctx.set_deadline(std::chrono::system_clock::now() + 5s);
-  auto reader = rig.client("railyard.io/rail7")->ListAndWatch(&ctx, v1beta1::Empty{});
+  Watch watch(rig.client("railyard.io/rail7"), 5s);
   v1beta1::ListAndWatchResponse r;
-  while (reader->Read(&r) && r.devices_size() != 2) {
+  while (watch.next(r) && r.devices_size() != 2) {
   }
   CHECK(r.devices_size() == 2);
-  ctx.TryCancel();
 }
 
 TEST_CASE("a changed config file, or SIGHUP, re-discovers without a restart", "[deviceplugin]") {
@@ -545,7 +533,7 @@ TEST_CASE("a changed config file, or SIGHUP, re-discovers without a restart", "[
   regs = rig.kubelet->wait_for(3, 5s);
   REQUIRE(regs.size() == 3);
   CHECK(rig.plugin->log().find("keeping what is served") != std::string::npos);
-  CHECK(first_list(*rig.client("railyard.io/r0")).devices_size() == 4);
+  CHECK(first_list(rig.client("railyard.io/r0")).devices_size() == 4);
 }
 
 TEST_CASE("SIGTERM stops serving and removes every socket", "[deviceplugin]") {
