@@ -34,6 +34,7 @@ T get(const json& j, const std::string& key, const std::string& ctx, const char*
 PoolConfig parse_pool(const json& j, const std::string& ctx) {
   if (!j.is_object()) throw ConfigError(ctx + " must be an object");
   PoolConfig p;
+  std::string prefix;
   bool named = false;
   for (const auto& [key, value] : j.items()) {
     if (key == "resourceName") {
@@ -65,16 +66,18 @@ PoolConfig parse_pool(const json& j, const std::string& ctx) {
       } catch (const topology::SelectorError& e) {
         throw ConfigError(ctx + ": " + e.what());
       }
-    } else if (key == "resourcePrefix" || key == "deviceType") {
-      // resourcePrefix per pool is sriov-dp's; deviceType "netDevice" is the only one we serve.
-      if (key == "deviceType" && value != "netDevice")
-        throw ConfigError(ctx + ": deviceType \"" + value.dump() +
-                          "\" is not served (netDevice only)");
+    } else if (key == "resourcePrefix") {
+      // sriov-dp's per-pool prefix: wins over the top-level one for this pool.
+      prefix = get<std::string>(j, key, ctx, "a string");
+    } else if (key == "deviceType") {
+      if (value != "netDevice")
+        throw ConfigError(ctx + ": deviceType " + value.dump() + " is not served (netDevice only)");
     } else {
       throw ConfigError(ctx + ": unknown field '" + key + "'");
     }
   }
   if (!named || p.name.empty()) throw ConfigError(ctx + ": resourceName is required");
+  if (!prefix.empty()) p.name = prefix + "/" + p.name;
   if ((p.bundle_vf || p.bundle_vf_index != 0) && p.kind != PoolKind::kBundle)
     throw ConfigError(ctx + ": nicFunction and vfIndex apply to kind \"bundle\" only");
   return p;
@@ -148,13 +151,7 @@ Config Config::parse(const std::string& text, const std::string& source) {
       c.pools.clear();
       for (size_t i = 0; i < value.size(); ++i) {
         const std::string pctx = ctx + ": resourceList[" + std::to_string(i) + "]";
-        PoolConfig p = parse_pool(value[i], pctx);
-        // A per-pool resourcePrefix (sriov-dp) wins over the top-level one for that pool.
-        if (value[i].contains("resourcePrefix")) {
-          const auto pre = get<std::string>(value[i], "resourcePrefix", pctx, "a string");
-          p.name = pre + "/" + p.name;
-        }
-        c.pools.push_back(std::move(p));
+        c.pools.push_back(parse_pool(value[i], pctx));
       }
     } else {
       throw ConfigError(ctx + ": unknown field '" + key + "'");
