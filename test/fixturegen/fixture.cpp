@@ -226,6 +226,21 @@ class Generator {
         write(port / "gid_attrs/types" / idx, i == 1 ? "RoCE v2" : "IB/RoCE v1");
         if (!ib) write(port / "gid_attrs/ndevs" / idx, netdev_name);
       }
+      // An IPv4 address on a RoCE netdev: the kernel adds its IPv4-mapped GID, v1 and v2.
+      if (const std::string v4 = fn.value("ipv4", std::string()); !ib && !v4.empty()) {
+        unsigned a = 0, b = 0, c = 0, d = 0;
+        if (std::sscanf(v4.c_str(), "%u.%u.%u.%u", &a, &b, &c, &d) != 4)
+          throw std::runtime_error("ipv4 '" + v4 + "' is not an IPv4 address");
+        char gid[64];
+        std::snprintf(gid, sizeof gid, "0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x", a, b, c,
+                      d);
+        for (int i : {2, 3}) {
+          const std::string idx = std::to_string(i);
+          write(port / "gids" / idx, gid);
+          write(port / "gid_attrs/types" / idx, i == 3 ? "RoCE v2" : "IB/RoCE v1");
+          write(port / "gid_attrs/ndevs" / idx, netdev_name);
+        }
+      }
     }
     link(sys_ / "class/infiniband" / name, dev);
     const std::string uv = "uverbs" + std::to_string(next_uverbs_++);

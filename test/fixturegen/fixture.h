@@ -12,7 +12,8 @@
 //   {"switch": [SLOT, ...]}    a PCIe switch: upstream port, one downstream port per slot
 //   {"device": {"class": "0x010802", "vendor": "144d"}}   anything else (NVMe, ...)
 // FN: rdma, netdev, link_layer ("InfiniBand"|"Ethernet"), rate, state, phys_state, mtu, mac,
-//     vfs (number of VFs), total_vfs, vf_netdevs (names), vf_rdma (bool, default true), link.
+//     vfs (number of VFs), total_vfs, vf_netdevs (names), vf_rdma (bool, default true), link,
+//     ipv4 (RoCE: the netdev's address, whose IPv4-mapped GIDs the port then lists).
 // GPU/FN/device "link": {"width": 16, "max_width": 16, "speed": "32.0 GT/s PCIe", "max_speed"}.
 // Bus numbers are given out depth-first from the host bridge's bus, as the kernel does.
 #pragma once
