@@ -24,13 +24,30 @@ function(railyard_optional_feature name found)
   endif()
 endfunction()
 
+if(RAILYARD_FUZZ)  # the fuzz build compiles one CNI target with clang: no GPU code
+  set(RAILYARD_WITH_CUDA OFF)
+  set(RAILYARD_WITH_NCCL OFF)
+endif()
 if(NOT RAILYARD_WITH_CUDA STREQUAL "OFF")
   if(NOT CUDAToolkit_ROOT AND EXISTS /usr/local/cuda)
     set(CUDAToolkit_ROOT /usr/local/cuda)
   endif()
   find_package(CUDAToolkit QUIET)
 endif()
+if(CUDAToolkit_FOUND AND NOT CUDAToolkit_NVCC_EXECUTABLE)
+  set(CUDAToolkit_FOUND OFF)  # a runtime without nvcc cannot build the reduction kernel
+endif()
 railyard_optional_feature(CUDA CUDAToolkit_FOUND)
+if(RAILYARD_HAVE_CUDA)
+  set(CMAKE_CUDA_COMPILER ${CUDAToolkit_NVCC_EXECUTABLE})
+  # Hopper (H100/H200) and Ampere (A100) natively, PTX for what comes after.
+  if(NOT CMAKE_CUDA_ARCHITECTURES)
+    set(CMAKE_CUDA_ARCHITECTURES 80-real 90)
+  endif()
+  set(CMAKE_CUDA_STANDARD 17)
+  enable_language(CUDA)
+  add_compile_options($<$<COMPILE_LANGUAGE:CUDA>:-Werror=all-warnings>)
+endif()
 
 set(_nccl_found OFF)
 if(NOT RAILYARD_WITH_NCCL STREQUAL "OFF")
@@ -41,6 +58,9 @@ if(NOT RAILYARD_WITH_NCCL STREQUAL "OFF")
   endif()
 endif()
 railyard_optional_feature(NCCL _nccl_found)
+
+# rdma-core: the verbs transport compiles in every build (it runs where a NIC is).
+pkg_check_modules(IBVERBS REQUIRED IMPORTED_TARGET libibverbs)
 message(STATUS "railyard: CUDA=${RAILYARD_HAVE_CUDA} NCCL=${RAILYARD_HAVE_NCCL} sanitize=${RAILYARD_SANITIZE}")
 
 # The CNI plugins run on the host, exec'd by the container runtime: no runtime dependencies.

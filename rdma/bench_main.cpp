@@ -1,6 +1,9 @@
-// railyard-bench allreduce --transport tcp: a ring allreduce striped over the rails, printed as
-// nccl-tests prints all_reduce_perf (so its parsers and railyard-validate read it), then a
-// per-rail summary. busbw = algbw * 2(n-1)/n, as nccl-tests computes it for allreduce.
+// railyard-bench allreduce --transport tcp|verbs|nccl: a ring allreduce striped over the rails
+// (or NCCL's), printed as nccl-tests prints all_reduce_perf (so its parsers and
+// railyard-validate read it), then a per-rail summary. busbw = algbw * 2(n-1)/n, as nccl-tests
+// computes it for allreduce.
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
@@ -10,10 +13,16 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "rdma/bootstrap.h"
+#include "rdma/cuda_memory.h"
 #include "rdma/launch.h"
+#include "rdma/nccl_backend.h"
 #include "rdma/p2p.h"
+#include "rdma/plot.h"
 #include "rdma/rails.h"
 #include "rdma/ring.h"
+#include "rdma/tcp_link.h"
+#include "rdma/verbs_link.h"
 #include "topology/sysfs.h"
 
 namespace r = railyard::rdma;
@@ -22,7 +31,10 @@ namespace {
 
 struct Options {
   std::string op, transport = "tcp", rendezvous, rails, json_file, dtype = "float";
+  std::string memory = "host", gpudirect, plot_file;
+  bool hugepages = false;
   int rank = -1, world = -1, iters = 20, warmup = 5, check = 1, timeout_s = 60;
+  int gpu = -1, gid_index = -1;
   std::string min_bytes = "8", max_bytes = "64M";
   double factor = 2;
 };
@@ -69,46 +81,71 @@ struct Measure {
   std::vector<double> rail_seconds;
 };
 
-Measure measure(r::TcpRing& ring, size_t count, r::DType type, bool in_place, const Options& o,
-                int rank) {
+// The run's buffers, allocated once at the largest size (as nccl-tests does), so that verbs
+// registers them once and every size reuses them.
+struct Buffers {
+  r::Memory& memory;
+  r::Buffer send, recv;
+  std::vector<char> host;  // for filling and checking device memory
+};
+
+void progress(const Options& o, size_t bytes, int i, int n) {
+  static const bool tty = ::isatty(2);
+  if (tty && o.iters >= 10 && (i % 5 == 0 || i == n))
+    std::fprintf(stderr, "\r  %s: %d/%d%s", r::size_label(static_cast<double>(bytes)).c_str(), i, n,
+                 i == n ? "\r\033[K" : "");
+}
+
+Measure measure(r::Collective& coll, Buffers& buf, size_t count, r::DType type, bool in_place,
+                const Options& o, int rank) {
   const size_t bytes = count * r::elem_size(type);
-  std::vector<char> send(bytes), recv(bytes);
-  char* s = send.data();
-  char* d = in_place ? send.data() : recv.data();
-  auto init = [&] { fill(s, count, rank, type); };
+  char* s = buf.send.data();
+  char* d = in_place ? s : buf.recv.data();
+  auto init = [&] {
+    if (buf.memory.on_device()) {
+      fill(buf.host.data(), count, rank, type);
+      buf.memory.copy(s, buf.host.data(), bytes);
+    } else {
+      fill(s, count, rank, type);
+    }
+  };
   Measure m;
-  m.rail_seconds.assign(ring.rails() ? ring.rails() : 1, 0.0);
-  for (int i = 0; i < o.warmup; ++i) {
-    if (!in_place) std::memcpy(d, s, bytes);
-    ring.allreduce(d, count, type);
-  }
+  m.rail_seconds.assign(coll.rails() ? coll.rails() : 1, 0.0);
+  init();
+  for (int i = 0; i < o.warmup; ++i) coll.allreduce(s, d, count, type);
   const auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < o.iters; ++i) {
-    if (!in_place) std::memcpy(d, s, bytes);
-    auto rs = ring.allreduce(d, count, type);
-    for (size_t k = 0; k < rs.size(); ++k) m.rail_seconds[k] += rs[k] / o.iters;
+    auto rs = coll.allreduce(s, d, count, type);
+    for (size_t k = 0; k < rs.size() && k < m.rail_seconds.size(); ++k)
+      m.rail_seconds[k] += rs[k] / o.iters;
+    progress(o, bytes, i + 1, o.iters);
   }
   m.us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() /
          o.iters;
   if (o.check) {
     init();
-    if (!in_place) std::memcpy(d, s, bytes);
-    ring.allreduce(d, count, type);
-    m.wrong = wrong(d, count, ring.world(), type);
+    coll.allreduce(s, d, count, type);
+    const char* result = d;
+    if (buf.memory.on_device()) {
+      buf.memory.copy(buf.host.data(), d, bytes);
+      result = buf.host.data();
+    }
+    m.wrong = wrong(result, count, coll.world(), type);
   }
   return m;
 }
 
 // Per rail and size: 0->1, 1->0, both at once, latency; rank 0 prints (perftest's view of a link).
 int run_p2p(const Options& o, const r::Launch& launch, const std::vector<std::string>& rails,
-            std::vector<r::Socket> listeners, const r::Table& table) {
-  r::TcpPair pair(launch.rank, rails, std::move(listeners), table,
-                  std::chrono::seconds(o.timeout_s));
+            r::LinkPair& pair, const r::Memory& memory) {
   const bool root = launch.rank == 0;
   if (root) {
     std::printf(
-        "# railyard-bench p2p: transport tcp, 2 ranks, %zu rails, iters %d, warmup %d, check %d\n",
-        rails.size(), o.iters, o.warmup, o.check);
+        "# railyard-bench p2p: transport %s, memory %s, 2 ranks, %zu rails, iters %d, warmup %d, "
+        "check %d\n",
+        o.transport.c_str(), memory.describe().c_str(), rails.size(), o.iters, o.warmup, o.check);
+    for (size_t k = 0; k < pair.rails(); ++k)
+      std::printf("#   rail %zu: %s\n", k, pair.link(k).describe().c_str());
     std::printf("#%5s  %-15s  %12s  %11s  %11s  %11s  %10s  %6s\n", "rail", "address", "size(B)",
                 "0->1(GB/s)", "1->0(GB/s)", "both(GB/s)", "lat(us)", "#wrong");
   }
@@ -145,30 +182,83 @@ int run_p2p(const Options& o, const r::Launch& launch, const std::vector<std::st
           rails[k].c_str(), largest[k].gbps_0to1, largest[k].gbps_1to0, largest[k].gbps_both,
           largest[k].latency_us);
     if (!o.json_file.empty())
-      std::ofstream(o.json_file)
-          << nlohmann::json{{"op", "p2p"}, {"rows", rows}, {"wrong", total_wrong}}.dump(2) << "\n";
+      std::ofstream(o.json_file) << nlohmann::json{{"op", "p2p"},
+                                                   {"transport", o.transport},
+                                                   {"memory", memory.describe()},
+                                                   {"rows", rows},
+                                                   {"wrong", total_wrong}}
+                                        .dump(2)
+                                 << "\n";
   }
   return total_wrong ? 1 : 0;
 }
 
+std::optional<std::string> env(const std::string& k) {
+  const char* v = std::getenv(k.c_str());
+  if (!v) return std::nullopt;
+  return std::string(v);
+}
+
+// The GPU of this rank: --gpu, else the launcher's local rank, as one rank per GPU runs.
+int pick_gpu(const Options& o) {
+  if (o.gpu >= 0) return o.gpu;
+  for (const char* k : {"LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID"})
+    if (auto v = env(k)) {
+      const int n = std::max(r::cuda_device_count(), 1);
+      return std::stoi(*v) % n;
+    }
+  return 0;
+}
+
+// The rails' links for our ring: TCP over the neighbour sockets, or verbs queue pairs set up
+// through them.
+std::vector<std::unique_ptr<r::RingLink>> make_links(const Options& o, r::RingSockets ring,
+                                                     const std::vector<r::RailPlan>& plans,
+                                                     const std::vector<std::string>& addresses,
+                                                     r::Memory& memory,
+                                                     const railyard::topology::Sysfs& sysfs,
+                                                     std::chrono::milliseconds timeout) {
+  std::vector<std::unique_ptr<r::RingLink>> links;
+  if (o.transport == "tcp") {
+    for (size_t k = 0; k < ring.next.size(); ++k)
+      links.push_back(std::make_unique<r::TcpLink>(std::move(ring.next[k]), std::move(ring.prev[k]),
+                                                   memory, ring.next_names[k], ring.prev_names[k],
+                                                   addresses[k], timeout));
+    return links;
+  }
+  const r::RegPath reg = r::choose_registration(
+      {memory.on_device(), memory.dmabuf_supported(), r::peermem_loaded(sysfs.root())},
+      o.gpudirect);
+  for (size_t k = 0; k < ring.next.size(); ++k) {
+    r::VerbsOptions vo;
+    vo.plan = plans[k];
+    vo.registration = reg;
+    if (auto tc = env("NCCL_IB_TC")) vo.traffic_class = std::stoi(*tc);
+    links.push_back(r::make_verbs_link(std::move(ring.next[k]), std::move(ring.prev[k]),
+                                       ring.next_names[k], ring.prev_names[k], memory, vo,
+                                       timeout));
+  }
+  return links;
+}
+
 int run(const Options& o) {
-  const r::Launch launch = r::resolve_launch(
-      {o.rank, o.world, o.rendezvous, ""}, [](const std::string& k) -> std::optional<std::string> {
-        const char* v = std::getenv(k.c_str());
-        if (!v) return std::nullopt;
-        return std::string(v);
-      });
-  if (o.transport != "tcp")
-    throw std::invalid_argument("--transport " + o.transport +
-                                " is not built in this version (tcp only)");
+  const r::Launch launch = r::resolve_launch({o.rank, o.world, o.rendezvous, ""}, env);
   const auto parsed = r::parse_dtype(o.dtype);
   if (!parsed) throw std::invalid_argument("-d " + o.dtype + ": float, half, bfloat16 or int32");
   const r::DType type = *parsed;
   const size_t es = r::elem_size(type);
+  if (o.transport == "nccl" && o.memory != "cuda")
+    throw std::invalid_argument("--transport nccl runs on GPU memory: add --memory cuda");
+  if (o.transport == "nccl" && o.op == "p2p")
+    throw std::invalid_argument("p2p runs over --transport tcp");
+  if (o.transport == "verbs" && o.op == "p2p")
+    throw std::invalid_argument(
+        "p2p over verbs is not in this version: use perftest's "
+        "ib_write_bw per rail, or --transport tcp");
+  std::vector<std::string> entries = r::rail_entries(o.rails, std::getenv("NCCL_IB_HCA"));
   std::vector<std::string> rails;
-  const auto sysfs_root = railyard::topology::sysfs_root_from("");
-  for (const auto& e : r::rail_entries(o.rails, std::getenv("NCCL_IB_HCA")))
-    rails.push_back(r::resolve_rail(e, sysfs_root));
+  const railyard::topology::Sysfs sysfs(railyard::topology::sysfs_root_from(""));
+  for (const auto& e : entries) rails.push_back(r::resolve_rail(e, sysfs.root()));
   const auto timeout = std::chrono::seconds(o.timeout_s);
   std::vector<r::Socket> listeners;
   std::vector<r::Endpoint> mine;
@@ -181,17 +271,63 @@ int run(const Options& o) {
   if (o.op == "p2p" && launch.world != 2)
     throw std::invalid_argument("p2p runs between exactly 2 ranks, not " +
                                 std::to_string(launch.world));
+  // Verbs rails: device, port, GID and MTU from sysfs, before anyone waits on this rank.
+  std::vector<r::RailPlan> plans;
+  if (o.transport == "verbs") {
+    int gid_index = o.gid_index;
+    if (gid_index < 0)
+      if (auto v = env("NCCL_IB_GID_INDEX")) gid_index = std::stoi(*v);
+    for (size_t k = 0; k < entries.size(); ++k)
+      plans.push_back(r::plan_rail(sysfs, entries[k], rails[k], gid_index));
+  }
   const auto table = r::exchange_endpoints(launch.rank, launch.world, rv, mine, timeout);
-  if (o.op == "p2p") return run_p2p(o, launch, rails, std::move(listeners), table);
-  r::TcpRing ring(launch.rank, launch.world, rails, std::move(listeners), table, timeout);
+
+  std::unique_ptr<r::Memory> memory =
+      o.memory == "cuda" ? r::cuda_memory(pick_gpu(o)) : r::host_memory(o.hugepages);
+  r::RingSockets ring =
+      r::connect_ring(launch.rank, launch.world, rails, listeners, table, timeout);
+  if (o.op == "p2p") {
+    r::LinkPair pair(launch.rank,
+                     make_links(o, std::move(ring), plans, rails, *memory, sysfs, timeout), *memory,
+                     parse_size(o.max_bytes));
+    return run_p2p(o, launch, rails, pair, *memory);
+  }
+  std::unique_ptr<r::Collective> coll;
+  if (o.transport == "nccl") {
+    // NCCL picks its own rails: hand it ours as NCCL_IB_HCA, unless the user set it.
+    if (!o.rails.empty() && !std::getenv("NCCL_IB_HCA")) {
+      std::string hca = "=";
+      for (size_t k = 0; k < entries.size(); ++k) hca += (k ? "," : "") + entries[k];
+      ::setenv("NCCL_IB_HCA", hca.c_str(), 1);
+    }
+    const std::string id = r::ring_broadcast(launch.rank, launch.world, ring,
+                                             r::nccl_unique_id(launch.rank), 128, timeout);
+    coll = r::nccl_collective(launch.rank, launch.world, id, pick_gpu(o));
+  } else {
+    coll = std::make_unique<r::Ring>(
+        launch.rank, launch.world,
+        make_links(o, std::move(ring), plans, rails, *memory, sysfs, timeout), *memory);
+  }
+
+  const size_t max_bytes = parse_size(o.max_bytes) / es * es;
+  Buffers buf{*memory,
+              r::Buffer(*memory, std::max(max_bytes, es)),
+              r::Buffer(*memory, std::max(max_bytes, es)),
+              {}};
+  if (memory->on_device()) buf.host.resize(std::max(max_bytes, es));
+  coll->prepare(buf.send.data(), buf.send.size());
+  coll->prepare(buf.recv.data(), buf.recv.size());
 
   const bool root = launch.rank == 0;
   const double bus_factor = launch.world > 1 ? 2.0 * (launch.world - 1) / launch.world : 0.0;
   if (root) {
-    std::printf("# railyard-bench allreduce: transport tcp, %d ranks, %zu rails (", launch.world,
-                rails.size());
+    std::printf("# railyard-bench allreduce: transport %s, memory %s, %d ranks, %zu rails (",
+                o.transport.c_str(), memory->describe().c_str(), launch.world, rails.size());
     for (size_t k = 0; k < rails.size(); ++k) std::printf("%s%s", k ? ", " : "", rails[k].c_str());
-    std::printf("), iters %d, warmup %d, check %d\n#\n", o.iters, o.warmup, o.check);
+    std::printf("), iters %d, warmup %d, check %d\n", o.iters, o.warmup, o.check);
+    for (size_t k = 0; k < coll->rails() && launch.world > 1; ++k)
+      std::printf("#   rail %zu: %s\n", k, coll->describe_rail(k).c_str());
+    std::printf("#\n");
     std::printf(
         "#                                                              out-of-place               "
         "        in-place\n");
@@ -208,11 +344,20 @@ int run(const Options& o) {
   size_t total_wrong = 0;
   std::vector<double> last_rail_seconds;
   size_t last_bytes = 0;
-  for (size_t bytes = std::max(parse_size(o.min_bytes), es); bytes <= parse_size(o.max_bytes);
+  // For the plot: busbw per size, of each rail's slice and of the whole (in-place).
+  const size_t nrails = std::max<size_t>(coll->rails(), 1);
+  std::vector<r::Series> series(nrails + 1);
+  series[0].name = "allreduce";
+  for (size_t k = 0; k < nrails; ++k)
+    series[k + 1].name = "rail " + std::to_string(k) + (k < rails.size() ? " " + rails[k] : "");
+  auto rail_busbw = [&](double bytes, double seconds) {
+    return seconds > 0 ? bytes / static_cast<double>(nrails) / seconds / 1e9 * bus_factor : 0.0;
+  };
+  for (size_t bytes = std::max(parse_size(o.min_bytes), es); bytes <= max_bytes;
        bytes = std::max(bytes + es, static_cast<size_t>(static_cast<double>(bytes) * o.factor))) {
     const size_t count = bytes / es;
-    const Measure oop = measure(ring, count, type, false, o, launch.rank);
-    const Measure ip = measure(ring, count, type, true, o, launch.rank);
+    const Measure oop = measure(*coll, buf, count, type, false, o, launch.rank);
+    const Measure ip = measure(*coll, buf, count, type, true, o, launch.rank);
     const double b = static_cast<double>(count * es);
     auto alg = [&](const Measure& m) { return b / m.us / 1e3; };
     total_wrong += oop.wrong + ip.wrong;
@@ -220,6 +365,9 @@ int run(const Options& o) {
     bw_n += 2;
     last_rail_seconds = ip.rail_seconds;
     last_bytes = count * es;
+    series[0].points.push_back({b, alg(ip) * bus_factor});
+    for (size_t k = 0; k < nrails && k < ip.rail_seconds.size(); ++k)
+      series[k + 1].points.push_back({b, rail_busbw(b, ip.rail_seconds[k])});
     if (root) {
       std::printf(
           "%12zu  %12zu  %8s  %6s  %6d  %7.2f  %6.2f  %6.2f  %5zu  %7.2f  %6.2f  %6.2f  %5zu\n",
@@ -230,6 +378,7 @@ int run(const Options& o) {
                       {"count", count},
                       {"type", r::dtype_name(type)},
                       {"redop", "sum"},
+                      {"root", -1},
                       {"out_of_place",
                        {{"time_us", oop.us},
                         {"algbw", alg(oop)},
@@ -247,20 +396,33 @@ int run(const Options& o) {
     std::printf("# Avg bus bandwidth    : %g \n#\n", bw_n ? bw_sum / bw_n : 0.0);
     std::printf("# Per rail, largest size (%zu B, in-place):\n", last_bytes);
     nlohmann::json per_rail = nlohmann::json::array();
-    for (size_t k = 0; k < rails.size() && k < last_rail_seconds.size(); ++k) {
-      const double slice = static_cast<double>(last_bytes) / static_cast<double>(rails.size());
-      const double busbw =
-          last_rail_seconds[k] > 0 ? slice / last_rail_seconds[k] / 1e9 * bus_factor : 0;
-      std::printf("#   rail %zu  %-15s  busbw %8.2f GB/s\n", k, rails[k].c_str(), busbw);
-      per_rail.push_back({{"rail", k}, {"address", rails[k]}, {"busbw", busbw}});
+    for (size_t k = 0; k < coll->rails() && k < last_rail_seconds.size(); ++k) {
+      const double busbw = rail_busbw(static_cast<double>(last_bytes), last_rail_seconds[k]);
+      const std::string addr = k < rails.size() ? rails[k] : "";
+      std::printf("#   rail %zu  %-15s  busbw %8.2f GB/s\n", k, addr.c_str(), busbw);
+      per_rail.push_back({{"rail", k},
+                          {"address", addr},
+                          {"busbw", busbw},
+                          {"path", launch.world > 1 ? coll->describe_rail(k) : "local"}});
     }
     if (!o.json_file.empty()) {
-      std::ofstream(o.json_file) << nlohmann::json{{"rows", rows},
+      std::ofstream(o.json_file) << nlohmann::json{{"op", "allreduce"},
+                                                   {"transport", o.transport},
+                                                   {"memory", memory->describe()},
+                                                   {"ranks", launch.world},
+                                                   {"rows", rows},
                                                    {"avg_busbw", bw_n ? bw_sum / bw_n : 0.0},
                                                    {"out_of_bounds", total_wrong},
                                                    {"rails", per_rail}}
                                         .dump(2)
                                  << "\n";
+    }
+    if (!o.plot_file.empty()) {
+      std::ofstream f(o.plot_file);
+      f << r::svg_plot("railyard-bench allreduce, " + o.transport + ", " +
+                           std::to_string(launch.world) + " ranks: busbw per size and rail",
+                       series);
+      if (!f) throw std::runtime_error("--plot " + o.plot_file + ": cannot write");
     }
   }
   return total_wrong ? 1 : 0;
@@ -274,7 +436,19 @@ int main(int argc, char** argv) {
   app.add_option("op", o.op, "allreduce, or p2p (per-rail bandwidth and latency between 2 ranks)")
       ->required()
       ->check(CLI::IsMember({"allreduce", "p2p"}));
-  app.add_option("--transport", o.transport, "tcp (verbs and nccl: not in this build)");
+  app.add_option("--transport", o.transport,
+                 "tcp, verbs (RDMA RC; --rails names RDMA devices) or nccl (--memory cuda)")
+      ->check(CLI::IsMember({"tcp", "verbs", "nccl"}));
+  app.add_option("--memory", o.memory, "where the buffers are: host or cuda")
+      ->check(CLI::IsMember({"host", "cuda"}));
+  app.add_flag("--hugepages", o.hugepages, "host buffers on transparent hugepages");
+  app.add_option("--gpu", o.gpu, "GPU for --memory cuda (default: the launcher's local rank)");
+  app.add_option(
+      "--gpudirect", o.gpudirect,
+      "verbs with GPU memory: dmabuf, peermem or staged (default: the first that works)");
+  app.add_option("--gid-index", o.gid_index,
+                 "verbs: GID index (default: NCCL_IB_GID_INDEX, else RoCE v2 of the rail address)");
+  app.add_option("--plot", o.plot_file, "write an SVG plot of busbw per size and rail");
   app.add_option("--rank", o.rank,
                  "this rank (or OMPI_COMM_WORLD_RANK, JOB_COMPLETION_INDEX, RANK)");
   app.add_option("--world-size", o.world, "number of ranks (or OMPI_COMM_WORLD_SIZE, WORLD_SIZE)");

@@ -82,3 +82,38 @@ Table exchange_endpoints(int rank, int world, const Endpoint& rendezvous,
 }
 
 }  // namespace railyard::rdma
+
+namespace railyard::rdma {
+
+RingSockets connect_ring(int rank, int world, const std::vector<std::string>& rail_addresses,
+                         std::vector<Socket>& listeners, const Table& table,
+                         std::chrono::milliseconds timeout) {
+  RingSockets r;
+  if (world == 1) return r;
+  const int next = (rank + 1) % world, prev = (rank + world - 1) % world;
+  for (size_t k = 0; k < rail_addresses.size(); ++k) {
+    const std::string rail = " (rail " + std::to_string(k) + ")";
+    r.next_names.push_back("rank " + std::to_string(next) + rail);
+    r.prev_names.push_back("rank " + std::to_string(prev) + rail);
+    r.next.push_back(
+        Socket::connect_to(table[static_cast<size_t>(next)][k], rail_addresses[k], timeout));
+    r.prev.push_back(listeners[k].accept_one(timeout, r.prev_names.back()));
+  }
+  return r;
+}
+
+}  // namespace railyard::rdma
+
+namespace railyard::rdma {
+
+std::string ring_broadcast(int rank, int world, const RingSockets& ring, const std::string& bytes,
+                           size_t size, std::chrono::milliseconds timeout) {
+  if (world == 1) return bytes;
+  std::string v = rank == 0 ? bytes : std::string(size, '\0');
+  if (v.size() != size) throw NetError("ring_broadcast: rank 0 has the wrong size");
+  if (rank != 0) ring.prev[0].recv_all(v.data(), size, ring.prev_names[0], timeout);
+  if ((rank + 1) % world != 0) ring.next[0].send_all(v.data(), size, ring.next_names[0]);
+  return v;
+}
+
+}  // namespace railyard::rdma

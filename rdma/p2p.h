@@ -1,15 +1,14 @@
-// Point-to-point per rail between two ranks, as perftest measures one link: rank 0 connects to
-// rank 1 on each rail (from its rail address, so source-based routing keeps it there) and, rail
-// by rail, times 0->1, 1->0 and both directions at once, and the half round trip (latency).
-// Both ranks call measure() with the same arguments; rank 0 gets the numbers.
+// Point-to-point per rail between two ranks, as perftest measures one link: over each rail's
+// RingLink (TCP or verbs; in a ring of two, next and previous are both the peer), rail by rail,
+// 0->1, 1->0, both directions at once, and the half round trip (latency). Both ranks call
+// measure() with the same arguments; rank 0 gets the numbers.
 #pragma once
 
-#include <chrono>
-#include <string>
+#include <memory>
 #include <vector>
 
-#include "rdma/bootstrap.h"
-#include "rdma/socket.h"
+#include "rdma/link.h"
+#include "rdma/memory.h"
 
 namespace railyard::rdma {
 
@@ -19,22 +18,21 @@ struct P2pResult {
   size_t wrong = 0;                                    // bytes received that were not sent
 };
 
-class TcpPair {
+class LinkPair {
  public:
-  TcpPair(int rank, const std::vector<std::string>& rail_addresses, std::vector<Socket> listeners,
-          const Table& table, std::chrono::milliseconds timeout);
+  // Messages up to `max_bytes`, in `memory` (host or GPU).
+  LinkPair(int rank, std::vector<std::unique_ptr<RingLink>> links, Memory& memory,
+           size_t max_bytes);
   P2pResult measure(size_t rail, size_t bytes, int iters, int warmup, bool check);
   size_t rails() const { return links_.size(); }
+  const RingLink& link(size_t k) const { return *links_[k]; }
 
  private:
-  void send_stream(const Socket& s, size_t bytes, int iters, const std::string& peer);
-  size_t recv_stream(const Socket& s, size_t bytes, int iters, bool check, const std::string& peer);
-  size_t duplex(const Socket& s, size_t bytes, int iters, bool check, const std::string& peer);
-
   int rank_;
-  std::vector<Socket> links_;
-  std::vector<char> out_, in_;
-  std::chrono::milliseconds timeout_;
+  std::vector<std::unique_ptr<RingLink>> links_;
+  Memory& memory_;
+  Buffer out_, in_, ctrl_;            // ctrl_: the 1-byte handshakes and the wrong-byte count
+  std::vector<char> pattern_, host_;  // what every message holds; a host copy to check against
 };
 
 }  // namespace railyard::rdma

@@ -1,38 +1,44 @@
-// Ring allreduce (reduce-scatter, then all-gather) over TCP, striped across rails: rail k carries
-// slice k of the buffer around its own ring, on a thread of its own. Within a step the send to
-// the next rank, the receive from the previous one and the reduction of what has arrived so far
-// overlap (non-blocking sockets, one poll loop).
+// Ring allreduce (reduce-scatter, then all-gather), striped across rails: rail k carries slice k
+// of the buffer around its own ring, on a thread of its own, over whatever RingLink it has (TCP
+// or verbs). What each step moves is schedule.h's; summing and copying is the Memory's, so the
+// same ring runs on host and CUDA memory.
 #pragma once
 
-#include <chrono>
 #include <cstddef>
-#include <cstdint>
+#include <memory>
 #include <vector>
 
-#include "rdma/bootstrap.h"
+#include "rdma/collective.h"
+#include "rdma/link.h"
+#include "rdma/memory.h"
 #include "rdma/reduce.h"
-#include "rdma/socket.h"
 
 namespace railyard::rdma {
 
-class TcpRing {
+class Ring final : public Collective {
  public:
-  // Connects rail k to the next rank's rail k listener (from this rank's rail k address) and
-  // accepts the previous rank's. `listeners` are this rank's, already listening.
-  TcpRing(int rank, int world, const std::vector<std::string>& rail_addresses,
-          std::vector<Socket> listeners, const Table& table, std::chrono::milliseconds timeout);
+  // links[k]: rail k's link (empty when world == 1).
+  Ring(int rank, int world, std::vector<std::unique_ptr<RingLink>> links, Memory& memory);
+  ~Ring() override;
 
-  // In-place sum over all ranks. Returns each rail's time for its slice, in seconds.
+  // In-place sum over all ranks of `data` (data memory). Returns each rail's time, in seconds.
   std::vector<double> allreduce(void* data, size_t count, DType type);
-  int world() const { return world_; }
-  size_t rails() const { return next_.size(); }
+  // Out-of-place: copies send to recv, then sums in place.
+  std::vector<double> allreduce(const void* send, void* recv, size_t count, DType type) override;
+  int world() const override { return world_; }
+  size_t rails() const override { return links_.size(); }
+  std::string describe_rail(size_t k) const override { return links_[k]->describe(); }
+  void prepare(void* base, size_t bytes) override;
 
  private:
   int rank_, world_;
-  std::vector<Socket> next_, prev_;
-  std::vector<std::vector<char>>
-      scratch_;  // per rail, kept across calls: fresh pages cost more than the copy
-  std::chrono::milliseconds timeout_;
+  std::vector<std::unique_ptr<RingLink>> links_;
+  Memory& memory_;
+  struct Scratch {
+    void* p = nullptr;
+    size_t bytes = 0;
+  };
+  std::vector<Scratch> scratch_;  // per rail, kept across calls: fresh pages cost more than reuse
 };
 
 }  // namespace railyard::rdma

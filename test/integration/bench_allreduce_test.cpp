@@ -142,6 +142,78 @@ TEST_CASE("without --rails, the rails are NCCL_IB_HCA's RDMA devices, through th
   CHECK_THAT(none.err, Catch::Contains("mlx5_7"));
 }
 
+TEST_CASE("the JSON says which path ran and the plot draws busbw per size and rail",
+          "[bench][allreduce]") {
+  TempDir dir;
+  const std::string json_file = (dir.path() / "r.json").string();
+  const std::string svg_file = (dir.path() / "r.svg").string();
+  auto results =
+      run_ranks(2, {"--rails", "127.0.0.1,lo", "-b", "1K", "-e", "1M", "-f", "32", "-n", "2", "-w",
+                    "0", "--hugepages", "--json", json_file, "--plot", svg_file});
+  check_correct(results, 3);
+  CHECK_THAT(results[0].out, Catch::Contains("memory host (hugepages)"));
+  CHECK_THAT(results[0].out, Catch::Contains("#   rail 1: tcp 127.0.0.1"));
+  std::ifstream in(json_file);
+  const auto j = nlohmann::json::parse(in);
+  CHECK(j.at("transport") == "tcp");
+  CHECK(j.at("memory") == "host (hugepages)");
+  REQUIRE(j.at("rails").size() == 2);
+  CHECK(j.at("rails")[1].at("path") == "tcp 127.0.0.1");
+  CHECK(j.at("rows").size() == 3);
+  std::ifstream svg_in(svg_file);
+  const std::string svg((std::istreambuf_iterator<char>(svg_in)), std::istreambuf_iterator<char>());
+  CHECK_THAT(svg, Catch::Contains("<svg"));
+  CHECK_THAT(svg, Catch::Contains(">rail 0 127.0.0.1<"));
+  CHECK_THAT(svg, Catch::Contains(">rail 1 127.0.0.1<"));
+  CHECK_THAT(svg, Catch::Contains(">allreduce<"));
+}
+
+TEST_CASE("verbs rails are planned from sysfs and a node without the device says so",
+          "[bench][allreduce][verbs]") {
+  // A RoCE device whose netdev is lo, with 127.0.0.1's IPv4-mapped GIDs: the plan works (the
+  // rail's TCP side runs on loopback), opening the device cannot, on a machine without RDMA.
+  TempDir dir;
+  std::ofstream(dir.path() / "node.json")
+      << R"({"host_bridges": [{"id": "0000:10", "numa": 0, "ports": [
+           {"nic": {"rdma": "mlx5_0", "netdev": "lo", "link_layer": "Ethernet",
+                    "ipv4": "127.0.0.1"}}]}]})";
+  REQUIRE(run({RAILYARD_BIN_DIR "/railyard-fixture", (dir.path() / "node.json").string(),
+               (dir.path() / "root").string()})
+              .exit_code == 0);
+  const std::map<std::string, std::string> env = {
+      {"RAILYARD_SYSFS_ROOT", (dir.path() / "root").string()}};
+  auto results = run_ranks(2, {"--transport", "verbs", "--rails", "mlx5_0:1", "-e", "1K"},
+                           [&](int) { return env; });
+  for (const auto& r : results) {
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("RDMA device mlx5_0"));
+  }
+  // A rail that is no RDMA device, and a GID index the port does not have, fail before anyone
+  // waits.
+  auto lo = run({kBench, "allreduce", "--rank", "0", "--world-size", "1", "--transport", "verbs",
+                 "--rails", "lo"},
+                env);
+  CHECK(lo.exit_code == 2);
+  CHECK_THAT(lo.err, Catch::Contains("RDMA device lo port 1 is not in /sys/class/infiniband"));
+  auto gid = run({kBench, "allreduce", "--rank", "0", "--world-size", "1", "--transport", "verbs",
+                  "--rails", "mlx5_0", "--gid-index", "7"},
+                 env);
+  CHECK(gid.exit_code == 2);
+  CHECK_THAT(gid.err, Catch::Contains("mlx5_0:1 has no GID at index 7"));
+}
+
+TEST_CASE("GPU paths without a GPU and NCCL without GPU memory are clear errors",
+          "[bench][allreduce]") {
+  auto cuda = run({kBench, "allreduce", "--rank", "0", "--world-size", "1", "--rails", "127.0.0.1",
+                   "--memory", "cuda"});
+  CHECK(cuda.exit_code == 2);
+  CHECK_THAT(cuda.err, Catch::Contains("--memory cuda:"));
+  auto nccl = run({kBench, "allreduce", "--rank", "0", "--world-size", "1", "--rails", "127.0.0.1",
+                   "--transport", "nccl"});
+  CHECK(nccl.exit_code == 2);
+  CHECK_THAT(nccl.err, Catch::Contains("add --memory cuda"));
+}
+
 TEST_CASE("the rendezvous may be a host name, as MASTER_ADDR often is", "[bench][allreduce]") {
   auto results = run_ranks(
       2, {"--rails", "127.0.0.1", "-b", "1K", "-e", "1K", "-n", "1", "-w", "0", "-c", "1"},

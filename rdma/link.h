@@ -1,0 +1,36 @@
+// One rail of the ring as a rank sees it: a way to send to the next rank and, at the same time,
+// receive from the previous one. TCP (tcp_link.h) and verbs RC (verbs/link.h) implement it; the
+// ring algorithm (ring.h) is written once, over it.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+
+namespace railyard::rdma {
+
+class RingLink {
+ public:
+  virtual ~RingLink() = default;
+
+  // Called for each run of received bytes, in order: where in the message it belongs, where it
+  // is now (the landing area, or the transport's staging memory) and how long it is (whole
+  // granules, except where the message ends). The caller reduces or copies it before returning:
+  // the transport may reuse the memory afterwards.
+  using Sink = std::function<void(size_t offset, const char* data, size_t bytes)>;
+
+  // Sends out[0, out_bytes) to the next rank while receiving in_bytes from the previous one.
+  // `landing` (in_bytes of data memory, or null) is where a transport may receive in place.
+  // Returns when everything is sent and received; throws NetError naming the peer otherwise.
+  virtual void exchange(const char* out, size_t out_bytes, char* landing, size_t in_bytes,
+                        size_t granule, const Sink& sink) = 0;
+
+  // Data memory the exchanges will send from and land in (verbs registers it); cached, so
+  // calling it every iteration for the same buffer costs nothing.
+  virtual void prepare(void* /*base*/, size_t /*bytes*/) {}
+
+  // "tcp 10.0.0.1", "verbs mlx5_0:1 gid 3 (RoCE v2) mtu 4096, dma-buf": for the run's header.
+  virtual std::string describe() const = 0;
+};
+
+}  // namespace railyard::rdma
