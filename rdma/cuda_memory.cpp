@@ -75,9 +75,9 @@ class CudaMemory final : public Memory {
   void release_staging(void* p, size_t) override { cudaFreeHost(p); }
 
   // Each rail's thread has its own default stream, so the rails' kernels and copies overlap.
-  void reduce(void* dst, const void* src, size_t n, DType t) override {
+  void reduce(void* dst, const void* a, const void* b, size_t n, DType t) override {
     use();
-    check(cuda_reduce_sum(dst, src, n, t, cudaStreamPerThread), "reduction kernel");
+    check(cuda_reduce_sum(dst, a, b, n, t, cudaStreamPerThread), "reduction kernel");
     check(cudaStreamSynchronize(cudaStreamPerThread), "reduction kernel");
   }
   void copy(void* dst, const void* src, size_t bytes) override {

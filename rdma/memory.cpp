@@ -26,8 +26,8 @@ class HostMemory final : public Memory {
   void release(void* p, size_t bytes) override { ::munmap(p, bytes); }
   void* alloc_staging(size_t bytes) override { return alloc(bytes); }
   void release_staging(void* p, size_t bytes) override { release(p, bytes); }
-  void reduce(void* dst, const void* src, size_t n, DType t) override {
-    reduce_sum(dst, src, n, t);
+  void reduce(void* dst, const void* a, const void* b, size_t n, DType t) override {
+    reduce_sum(dst, a, b, n, t);
   }
   void copy(void* dst, const void* src, size_t bytes) override {
     if (dst != src) std::memcpy(dst, src, bytes);

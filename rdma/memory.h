@@ -26,8 +26,9 @@ class Memory {
   virtual void* alloc_staging(size_t bytes) = 0;
   virtual void release_staging(void* p, size_t bytes) = 0;
 
-  // dst[i] += src[i]; dst is data memory, src data or staging memory.
-  virtual void reduce(void* dst, const void* src, size_t n, DType t) = 0;
+  // dst[i] = a[i] + b[i]; dst and a are data memory (dst == a: in place, otherwise disjoint),
+  // b data or staging memory.
+  virtual void reduce(void* dst, const void* a, const void* b, size_t n, DType t) = 0;
   // Any direction between host, staging and data memory; returns when done.
   virtual void copy(void* dst, const void* src, size_t bytes) = 0;
 

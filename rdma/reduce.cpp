@@ -24,6 +24,10 @@ template <class T>
 void add(T* __restrict d, const T* __restrict s, size_t n) {
   for (size_t i = 0; i < n; ++i) d[i] += s[i];  // vectorised by the compiler (-O3)
 }
+template <class T>
+void add(T* __restrict d, const T* __restrict a, const T* __restrict b, size_t n) {
+  for (size_t i = 0; i < n; ++i) d[i] = a[i] + b[i];
+}
 
 // One build for CPUs with AVX2 and F16C (vcvtph2ps/vcvtps2ph), one for any x86-64; the loader
 // picks (GCC function multiversioning).
@@ -33,9 +37,20 @@ __attribute__((target_clones("arch=x86-64-v3", "default"))) void add_f16(
     d[i] = static_cast<_Float16>(static_cast<float>(d[i]) + static_cast<float>(s[i]));
 }
 
+__attribute__((target_clones("arch=x86-64-v3", "default"))) void add_f16(
+    _Float16* __restrict d, const _Float16* __restrict a, const _Float16* __restrict b, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    d[i] = static_cast<_Float16>(static_cast<float>(a[i]) + static_cast<float>(b[i]));
+}
+
 __attribute__((target_clones("arch=x86-64-v3", "default"))) void add_bf16(
     uint16_t* __restrict d, const uint16_t* __restrict s, size_t n) {
   for (size_t i = 0; i < n; ++i) d[i] = float_to_bf16(bf16_to_float(d[i]) + bf16_to_float(s[i]));
+}
+
+__attribute__((target_clones("arch=x86-64-v3", "default"))) void add_bf16(
+    uint16_t* __restrict d, const uint16_t* __restrict a, const uint16_t* __restrict b, size_t n) {
+  for (size_t i = 0; i < n; ++i) d[i] = float_to_bf16(bf16_to_float(a[i]) + bf16_to_float(b[i]));
 }
 
 }  // namespace
@@ -79,6 +94,27 @@ void reduce_sum(void* dst, const void* src, size_t n, DType t) {
       break;
     case DType::kBFloat16:
       add_bf16(static_cast<uint16_t*>(dst), static_cast<const uint16_t*>(src), n);
+      break;
+  }
+}
+
+void reduce_sum(void* dst, const void* a, const void* b, size_t n, DType t) {
+  if (dst == a) return reduce_sum(dst, b, n, t);
+  switch (t) {
+    case DType::kFloat32:
+      add(static_cast<float*>(dst), static_cast<const float*>(a), static_cast<const float*>(b), n);
+      break;
+    case DType::kInt32:
+      add(static_cast<int32_t*>(dst), static_cast<const int32_t*>(a),
+          static_cast<const int32_t*>(b), n);
+      break;
+    case DType::kFloat16:
+      add_f16(static_cast<_Float16*>(dst), static_cast<const _Float16*>(a),
+              static_cast<const _Float16*>(b), n);
+      break;
+    case DType::kBFloat16:
+      add_bf16(static_cast<uint16_t*>(dst), static_cast<const uint16_t*>(a),
+               static_cast<const uint16_t*>(b), n);
       break;
   }
 }

@@ -18,6 +18,9 @@ const char* dtype_name(DType t);
 
 // dst[i] += src[i] for n elements. Vectorised; the float16 path uses F16C where the CPU has it.
 void reduce_sum(void* dst, const void* src, size_t n, DType t);
+// dst[i] = a[i] + b[i]: out-of-place, the first step of a reduction into a fresh buffer. dst may
+// be a (then it is the above); otherwise none overlap.
+void reduce_sum(void* dst, const void* a, const void* b, size_t n, DType t);
 
 // Element i of a buffer as a double, and back (rounded to the type): for filling and checking.
 double load(const void* buf, size_t i, DType t);

@@ -1,6 +1,6 @@
-// The CUDA side of cuda_memory.h: dst[i] += src[i] on the GPU, launched on `stream`. `src` may be
-// device memory or pinned host memory (the GPU reads it over PCIe). Returns cudaSuccess or the
-// launch error.
+// The CUDA side of cuda_memory.h: dst[i] = a[i] + b[i] on the GPU (dst may be a), launched on
+// `stream`. `b` may be device memory or pinned host memory (the GPU reads it over PCIe). Returns
+// cudaSuccess or the launch error.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -11,6 +11,7 @@
 
 namespace railyard::rdma {
 
-cudaError_t cuda_reduce_sum(void* dst, const void* src, size_t n, DType t, cudaStream_t stream);
+cudaError_t cuda_reduce_sum(void* dst, const void* a, const void* b, size_t n, DType t,
+                            cudaStream_t stream);
 
 }  // namespace railyard::rdma

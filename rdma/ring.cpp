@@ -22,16 +22,20 @@ void Ring::prepare(void* base, size_t bytes) {
   for (auto& l : links_) l->prepare(base, bytes);
 }
 
-std::vector<double> Ring::allreduce(const void* send, void* recv, size_t count, DType type) {
-  memory_.copy(recv, send, count * elem_size(type));
-  return allreduce(recv, count, type);
+std::vector<double> Ring::allreduce(void* data, size_t count, DType type) {
+  return allreduce(data, data, count, type);
 }
 
-std::vector<double> Ring::allreduce(void* data, size_t count, DType type) {
+// Out of place without a copy: the reduce-scatter sums the send buffer's chunk and what arrives
+// into the receive buffer (recv = send + in), so every later step works on recv alone.
+std::vector<double> Ring::allreduce(const void* send, void* recv, size_t count, DType type) {
   const size_t rails = std::max<size_t>(links_.size(), 1);
   std::vector<double> seconds(rails, 0.0);
-  if (world_ == 1 || links_.empty()) return seconds;
   const size_t es = elem_size(type);
+  if (world_ == 1 || links_.empty()) {
+    memory_.copy(recv, send, count * es);
+    return seconds;
+  }
   std::vector<std::exception_ptr> errors(rails);
   std::vector<std::thread> threads;
   for (size_t k = 0; k < rails; ++k) {
@@ -39,8 +43,10 @@ std::vector<double> Ring::allreduce(void* data, size_t count, DType type) {
       try {
         const auto t0 = std::chrono::steady_clock::now();
         const Span slice = rail_slice(count, rails, k);
-        char* base = static_cast<char*>(data) + slice.begin * es;
+        const char* src = static_cast<const char*>(send) + slice.begin * es;
+        char* base = static_cast<char*>(recv) + slice.begin * es;
         RingLink& link = *links_[k];
+        link.prepare(const_cast<char*>(src), slice.len * es);
         link.prepare(base, slice.len * es);
         const size_t need = (slice.len / static_cast<size_t>(world_) + 1) * es;
         Scratch& tmp = scratch_[k];
@@ -49,15 +55,20 @@ std::vector<double> Ring::allreduce(void* data, size_t count, DType type) {
           tmp.p = memory_.alloc(need);
           tmp.bytes = need;
         }
+        bool first = true;
         for (const RingStep& s : ring_steps(rank_, world_)) {
           const Span out = ring_chunk(slice.len, world_, s.send_chunk);
           const Span in = ring_chunk(slice.len, world_, s.recv_chunk);
           char* dst = base + in.begin * es;
+          const char* mine = src + in.begin * es;  // this rank's own contribution to the chunk
           char* landing = s.reduce ? static_cast<char*>(tmp.p) : dst;
-          link.exchange(base + out.begin * es, out.len * es, landing, in.len * es, es,
+          // Only the first step sends an unreduced chunk: this rank's own, from the send buffer.
+          const char* from = (first ? src : base) + out.begin * es;
+          first = false;
+          link.exchange(from, out.len * es, landing, in.len * es, es,
                         [&](size_t offset, const char* d, size_t bytes) {
                           if (s.reduce)
-                            memory_.reduce(dst + offset, d, bytes / es, type);
+                            memory_.reduce(dst + offset, mine + offset, d, bytes / es, type);
                           else
                             memory_.copy(dst + offset, d, bytes);
                         });

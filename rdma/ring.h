@@ -23,7 +23,7 @@ class Ring final : public Collective {
 
   // In-place sum over all ranks of `data` (data memory). Returns each rail's time, in seconds.
   std::vector<double> allreduce(void* data, size_t count, DType type);
-  // Out-of-place: copies send to recv, then sums in place.
+  // Out-of-place: recv = the sum of every rank's send; send is left as it was.
   std::vector<double> allreduce(const void* send, void* recv, size_t count, DType type) override;
   int world() const override { return world_; }
   size_t rails() const override { return links_.size(); }

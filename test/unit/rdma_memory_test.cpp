@@ -24,7 +24,9 @@ class PretendDevice final : public Memory {
     return host_->alloc_staging(b);
   }
   void release_staging(void* p, size_t b) override { host_->release_staging(p, b); }
-  void reduce(void* d, const void* s, size_t n, DType t) override { host_->reduce(d, s, n, t); }
+  void reduce(void* d, const void* a, const void* b, size_t n, DType t) override {
+    host_->reduce(d, a, b, n, t);
+  }
   void copy(void* d, const void* s, size_t b) override {
     ++copies_;
     host_->copy(d, s, b);
@@ -90,10 +92,15 @@ TEST_CASE("host memory sums and copies", "[rdma][memory]") {
   auto* fa = reinterpret_cast<float*>(a.data());
   auto* fb = reinterpret_cast<float*>(b.data());
   for (int i = 0; i < 1000; ++i) fa[i] = static_cast<float>(i), fb[i] = 0.5f;
-  m->reduce(fa, fb, 1000, DType::kFloat32);
+  m->reduce(fa, fa, fb, 1000, DType::kFloat32);  // in place
   CHECK(fa[999] == 999.5f);
   m->copy(fb, fa, 1000 * sizeof(float));
   CHECK(fb[10] == 10.5f);
+  Buffer c(*m, 4096);
+  auto* fc = reinterpret_cast<float*>(c.data());
+  m->reduce(fc, fa, fb, 1000, DType::kFloat32);  // out of place: a and b stay
+  CHECK(fc[10] == 21.0f);
+  CHECK(fa[10] == 10.5f);
 }
 
 TEST_CASE("a TCP link delivers both directions whole, in place and staged", "[rdma][memory]") {
