@@ -241,10 +241,61 @@ std::vector<std::unique_ptr<r::RingLink>> make_links(const Options& o, r::RingSo
   return links;
 }
 
+// The reduction alone, where the ring runs it (CPU, or the CUDA kernel): dst = a + b per size,
+// GB/s of the three streams it moves, every element checked. No ranks, no network.
+int run_reduce(const Options& o, r::DType type) {
+  const size_t es = r::elem_size(type);
+  std::unique_ptr<r::Memory> memory =
+      o.memory == "cuda" ? r::cuda_memory(pick_gpu(o)) : r::host_memory(o.hugepages);
+  const size_t max_bytes = std::max(parse_size(o.max_bytes) / es * es, es);
+  r::Buffer a(*memory, max_bytes), b(*memory, max_bytes), d(*memory, max_bytes);
+  std::vector<char> host(max_bytes);
+  std::printf("# railyard-bench reduce: memory %s, type %s, iters %d, check %d\n",
+              memory->describe().c_str(), r::dtype_name(type), o.iters, o.check);
+  std::printf("#%11s  %12s  %10s  %10s  %6s\n", "size(B)", "count", "time(us)", "GB/s", "#wrong");
+  nlohmann::json rows = nlohmann::json::array();
+  size_t total_wrong = 0;
+  for (size_t bytes = std::max(parse_size(o.min_bytes), es); bytes <= max_bytes;
+       bytes = std::max(bytes + es, static_cast<size_t>(static_cast<double>(bytes) * o.factor))) {
+    const size_t count = bytes / es;
+    fill(host.data(), count, 0, type);  // a: 1..7, b: 2..14, the sum 3..21, exact in every type
+    memory->copy(a.data(), host.data(), count * es);
+    fill(host.data(), count, 1, type);
+    memory->copy(b.data(), host.data(), count * es);
+    for (int i = 0; i < o.warmup; ++i) memory->reduce(d.data(), a.data(), b.data(), count, type);
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < o.iters; ++i) memory->reduce(d.data(), a.data(), b.data(), count, type);
+    const double us =
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() /
+        std::max(o.iters, 1);
+    size_t bad = 0;
+    if (o.check) {
+      memory->copy(host.data(), d.data(), count * es);
+      bad = wrong(host.data(), count, 2, type);
+    }
+    total_wrong += bad;
+    const double gbps = 3.0 * static_cast<double>(count * es) / us / 1e3;
+    std::printf("%12zu  %12zu  %10.2f  %10.2f  %6zu\n", count * es, count, us, gbps, bad);
+    std::fflush(stdout);
+    rows.push_back({{"size", count * es}, {"time_us", us}, {"gbps", gbps}, {"wrong", bad}});
+  }
+  std::printf("# Out of bounds values : %zu %s\n", total_wrong, total_wrong ? "FAILED" : "OK");
+  if (!o.json_file.empty())
+    std::ofstream(o.json_file) << nlohmann::json{{"op", "reduce"},
+                                                 {"memory", memory->describe()},
+                                                 {"type", r::dtype_name(type)},
+                                                 {"rows", rows},
+                                                 {"wrong", total_wrong}}
+                                      .dump(2)
+                               << "\n";
+  return total_wrong ? 1 : 0;
+}
+
 int run(const Options& o) {
-  const r::Launch launch = r::resolve_launch({o.rank, o.world, o.rendezvous, ""}, env);
   const auto parsed = r::parse_dtype(o.dtype);
   if (!parsed) throw std::invalid_argument("-d " + o.dtype + ": float, half, bfloat16 or int32");
+  if (o.op == "reduce") return run_reduce(o, *parsed);
+  const r::Launch launch = r::resolve_launch({o.rank, o.world, o.rendezvous, ""}, env);
   const r::DType type = *parsed;
   const size_t es = r::elem_size(type);
   if (o.transport == "nccl" && o.memory != "cuda")
@@ -294,11 +345,14 @@ int run(const Options& o) {
   }
   std::unique_ptr<r::Collective> coll;
   if (o.transport == "nccl") {
-    // NCCL picks its own rails: hand it ours as NCCL_IB_HCA, unless the user set it.
+    // NCCL picks its own rails: hand it ours as NCCL_IB_HCA when they are RDMA devices, unless
+    // the user set it.
     if (!o.rails.empty() && !std::getenv("NCCL_IB_HCA")) {
-      std::string hca = "=";
-      for (size_t k = 0; k < entries.size(); ++k) hca += (k ? "," : "") + entries[k];
-      ::setenv("NCCL_IB_HCA", hca.c_str(), 1);
+      std::string hca;
+      for (const auto& e : entries)
+        if (sysfs.open_dir(sysfs.sys("class/infiniband/" + e.substr(0, e.find(':')))))
+          hca += (hca.empty() ? "=" : ",") + e;
+      if (!hca.empty()) ::setenv("NCCL_IB_HCA", hca.c_str(), 1);
     }
     const std::string id = r::ring_broadcast(launch.rank, launch.world, ring,
                                              r::nccl_unique_id(launch.rank), 128, timeout);
@@ -433,9 +487,11 @@ int run(const Options& o) {
 int main(int argc, char** argv) {
   CLI::App app{"railyard-bench: rail bandwidth and ring allreduce"};
   Options o;
-  app.add_option("op", o.op, "allreduce, or p2p (per-rail bandwidth and latency between 2 ranks)")
+  app.add_option("op", o.op,
+                 "allreduce; p2p (per-rail bandwidth and latency between 2 ranks); reduce (the "
+                 "sum alone, on the CPU or the GPU)")
       ->required()
-      ->check(CLI::IsMember({"allreduce", "p2p"}));
+      ->check(CLI::IsMember({"allreduce", "p2p", "reduce"}));
   app.add_option("--transport", o.transport,
                  "tcp, verbs (RDMA RC; --rails names RDMA devices) or nccl (--memory cuda)")
       ->check(CLI::IsMember({"tcp", "verbs", "nccl"}));

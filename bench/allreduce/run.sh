@@ -2,7 +2,8 @@
 # 2 ranks in two network namespaces over one veth rail and over two: railyard-bench against
 # OpenMPI's MPI_Allreduce (btl tcp) and Gloo's ring allreduce, same sizes, interleaved rounds,
 # medians and busbw ratios, with iperf3's single-stream throughput on the same link as the
-# physical reference. Targets at >= 16 MiB: >= 1.3x OpenMPI and >= 0.8x iperf3.
+# physical reference (and iperf3 --bidir, both ways at once, which is what an allreduce does).
+# Targets at >= 16 MiB: >= 1.3x OpenMPI and >= 0.8x iperf3.
 # Usage: bench/allreduce/run.sh [ROUNDS]
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -202,6 +202,24 @@ TEST_CASE("verbs rails are planned from sysfs and a node without the device says
   CHECK_THAT(gid.err, Catch::Contains("mlx5_0:1 has no GID at index 7"));
 }
 
+TEST_CASE("reduce times the sum alone and checks every element of every type",
+          "[bench][reduce]") {
+  for (const char* d : {"float", "half", "bfloat16", "int32"}) {
+    TempDir dir;
+    const std::string json_file = (dir.path() / "r.json").string();
+    auto r = run({kBench, "reduce", "-d", d, "-b", "6", "-e", "300000", "-f", "13", "-n", "2", "-w",
+                  "1", "--json", json_file});
+    INFO(d << "\n" << r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("# Out of bounds values : 0 OK"));
+    std::ifstream in(json_file);
+    const auto j = nlohmann::json::parse(in);
+    CHECK(j.at("type") == d);
+    CHECK(j.at("rows").size() == 5);  // 6, 78, 1014, 13182, 171366 B (rounded to elements)
+    for (const auto& row : j.at("rows")) CHECK(row.at("gbps").get<double>() > 0);
+  }
+}
+
 TEST_CASE("GPU paths without a GPU and NCCL without GPU memory are clear errors",
           "[bench][allreduce]") {
   auto cuda = run({kBench, "allreduce", "--rank", "0", "--world-size", "1", "--rails", "127.0.0.1",
