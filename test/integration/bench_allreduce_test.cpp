@@ -202,8 +202,7 @@ TEST_CASE("verbs rails are planned from sysfs and a node without the device says
   CHECK_THAT(gid.err, Catch::Contains("mlx5_0:1 has no GID at index 7"));
 }
 
-TEST_CASE("reduce times the sum alone and checks every element of every type",
-          "[bench][reduce]") {
+TEST_CASE("reduce times the sum alone and checks every element of every type", "[bench][reduce]") {
   for (const char* d : {"float", "half", "bfloat16", "int32"}) {
     TempDir dir;
     const std::string json_file = (dir.path() / "r.json").string();
