@@ -34,7 +34,7 @@ struct Options {
   std::string memory = "host", gpudirect, plot_file;
   bool hugepages = false;
   int rank = -1, world = -1, iters = 20, warmup = 5, check = 1, timeout_s = 60;
-  int gpu = -1, gid_index = -1;
+  int gpu = -1, gid_index = -1, streams = 1;
   std::string min_bytes = "8", max_bytes = "64M";
   double factor = 2;
 };
@@ -234,7 +234,7 @@ std::vector<std::unique_ptr<r::RingLink>> make_links(const Options& o, r::RingSo
     vo.plan = plans[k];
     vo.registration = reg;
     if (auto tc = env("NCCL_IB_TC")) vo.traffic_class = std::stoi(*tc);
-    links.push_back(r::make_verbs_link(std::move(ring.next[k]), std::move(ring.prev[k]),
+    links.push_back(r::make_verbs_link(std::move(ring.next[k][0]), std::move(ring.prev[k][0]),
                                        ring.next_names[k], ring.prev_names[k], memory, vo,
                                        timeout));
   }
@@ -335,8 +335,8 @@ int run(const Options& o) {
 
   std::unique_ptr<r::Memory> memory =
       o.memory == "cuda" ? r::cuda_memory(pick_gpu(o)) : r::host_memory(o.hugepages);
-  r::RingSockets ring =
-      r::connect_ring(launch.rank, launch.world, rails, listeners, table, timeout);
+  r::RingSockets ring = r::connect_ring(launch.rank, launch.world, rails, listeners, table, timeout,
+                                        o.transport == "tcp" ? o.streams : 1);
   if (o.op == "p2p") {
     r::LinkPair pair(launch.rank,
                      make_links(o, std::move(ring), plans, rails, *memory, sysfs, timeout), *memory,
@@ -498,6 +498,8 @@ int main(int argc, char** argv) {
   app.add_option("--memory", o.memory, "where the buffers are: host or cuda")
       ->check(CLI::IsMember({"host", "cuda"}));
   app.add_flag("--hugepages", o.hugepages, "host buffers on transparent hugepages");
+  app.add_option("--streams", o.streams, "tcp: connections per rail and direction")
+      ->check(CLI::Range(1, 64));
   app.add_option("--gpu", o.gpu, "GPU for --memory cuda (default: the launcher's local rank)");
   app.add_option(
       "--gpudirect", o.gpudirect,

@@ -87,7 +87,7 @@ namespace railyard::rdma {
 
 RingSockets connect_ring(int rank, int world, const std::vector<std::string>& rail_addresses,
                          std::vector<Socket>& listeners, const Table& table,
-                         std::chrono::milliseconds timeout) {
+                         std::chrono::milliseconds timeout, int streams) {
   RingSockets r;
   if (world == 1) return r;
   const int next = (rank + 1) % world, prev = (rank + world - 1) % world;
@@ -95,9 +95,15 @@ RingSockets connect_ring(int rank, int world, const std::vector<std::string>& ra
     const std::string rail = " (rail " + std::to_string(k) + ")";
     r.next_names.push_back("rank " + std::to_string(next) + rail);
     r.prev_names.push_back("rank " + std::to_string(prev) + rail);
-    r.next.push_back(
-        Socket::connect_to(table[static_cast<size_t>(next)][k], rail_addresses[k], timeout));
-    r.prev.push_back(listeners[k].accept_one(timeout, r.prev_names.back()));
+    r.next.emplace_back();
+    r.prev.emplace_back();
+    // Connect, then accept, one at a time: connections from one peer are accepted in the order
+    // it made them, so connection j pairs with connection j.
+    for (int j = 0; j < streams; ++j) {
+      r.next[k].push_back(
+          Socket::connect_to(table[static_cast<size_t>(next)][k], rail_addresses[k], timeout));
+      r.prev[k].push_back(listeners[k].accept_one(timeout, r.prev_names.back()));
+    }
   }
   return r;
 }
@@ -111,8 +117,8 @@ std::string ring_broadcast(int rank, int world, const RingSockets& ring, const s
   if (world == 1) return bytes;
   std::string v = rank == 0 ? bytes : std::string(size, '\0');
   if (v.size() != size) throw NetError("ring_broadcast: rank 0 has the wrong size");
-  if (rank != 0) ring.prev[0].recv_all(v.data(), size, ring.prev_names[0], timeout);
-  if ((rank + 1) % world != 0) ring.next[0].send_all(v.data(), size, ring.next_names[0]);
+  if (rank != 0) ring.prev[0][0].recv_all(v.data(), size, ring.prev_names[0], timeout);
+  if ((rank + 1) % world != 0) ring.next[0][0].send_all(v.data(), size, ring.next_names[0]);
   return v;
 }
 

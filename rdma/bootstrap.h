@@ -14,16 +14,17 @@ using Table = std::vector<std::vector<Endpoint>>;  // [rank][rail]
 Table exchange_endpoints(int rank, int world, const Endpoint& rendezvous,
                          const std::vector<Endpoint>& mine, std::chrono::milliseconds timeout);
 
-// Each rail's connections to the ring neighbours: next[k] connected from this rank's rail k
-// address to the next rank's rail k listener, prev[k] accepted from the previous rank. Every
-// transport starts here: TCP carries the data over them, verbs its queue pair handshake.
+// Each rail's connections to the ring neighbours: next[k][j], connection j from this rank's rail
+// k address to the next rank's rail k listener, and prev[k][j], accepted from the previous rank;
+// `streams` of each per rail. Every transport starts here: TCP carries the data over them, verbs
+// its queue pair handshake (over the first).
 struct RingSockets {
-  std::vector<Socket> next, prev;
+  std::vector<std::vector<Socket>> next, prev;
   std::vector<std::string> next_names, prev_names;  // "rank 2 (rail 1)", for errors
 };
 RingSockets connect_ring(int rank, int world, const std::vector<std::string>& rail_addresses,
                          std::vector<Socket>& listeners, const Table& table,
-                         std::chrono::milliseconds timeout);
+                         std::chrono::milliseconds timeout, int streams = 1);
 
 // Rank 0's `bytes` to every rank, hop by hop around rail 0 (NCCL's unique id, say).
 std::string ring_broadcast(int rank, int world, const RingSockets& ring, const std::string& bytes,

@@ -13,10 +13,11 @@ class RingLink {
  public:
   virtual ~RingLink() = default;
 
-  // Called for each run of received bytes, in order: where in the message it belongs, where it
-  // is now (the landing area, or the transport's staging memory) and how long it is (whole
-  // granules, except where the message ends). The caller reduces or copies it before returning:
-  // the transport may reuse the memory afterwards.
+  // Called once for each run of received bytes, in no particular order (a link may receive
+  // over several connections at once): where in the message it belongs, where it is now (the
+  // landing area, or the transport's staging memory) and how long it is (whole granules, except
+  // where the message ends). The caller reduces or copies it before returning: the transport
+  // may reuse the memory afterwards.
   using Sink = std::function<void(size_t offset, const char* data, size_t bytes)>;
 
   // Sends out[0, out_bytes) to the next rank while receiving in_bytes from the previous one.

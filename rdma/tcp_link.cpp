@@ -6,6 +6,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <stdexcept>
+
+#include "rdma/schedule.h"
 
 namespace railyard::rdma {
 namespace {
@@ -13,91 +16,141 @@ namespace {
 // Staged pieces: large enough that a send() call moves a lot, small enough to stay in cache.
 constexpr size_t kStage = 1u << 20;
 
+// Part j of a message cut into `n` parts of whole granules (the last takes the remainder).
+Span part(size_t bytes, size_t granule, size_t n, size_t j) {
+  const Span e = ring_chunk(bytes / granule, static_cast<int>(n), static_cast<int>(j));
+  const size_t begin = e.begin * granule;
+  const size_t end = j + 1 == n ? bytes : e.end() * granule;
+  return {begin, end - begin};
+}
+
+// One connection's share of an exchange.
+struct Flow {
+  // send: [piece, piece + piece_len) is going out now, piece_sent of it gone; `sent` in all
+  Span out;
+  size_t sent = 0, piece_sent = 0, piece_len = 0;
+  const char* piece = nullptr;
+  // receive: into landing, or through the stage, whose first byte is message byte stage_at
+  Span in;
+  size_t got = 0, delivered = 0, stage_at = 0;
+};
+
 }  // namespace
 
-TcpLink::TcpLink(Socket next, Socket prev, Memory& memory, std::string next_name,
-                 std::string prev_name, std::string address, std::chrono::milliseconds timeout)
-    : next_(std::move(next)),
-      prev_(std::move(prev)),
-      memory_(memory),
+TcpLink::TcpLink(std::vector<Socket> next, std::vector<Socket> prev, Memory& memory,
+                 std::string next_name, std::string prev_name, std::string address,
+                 std::chrono::milliseconds timeout)
+    : memory_(memory),
       next_name_(std::move(next_name)),
       prev_name_(std::move(prev_name)),
       address_(std::move(address)),
       timeout_(timeout) {
-  stage_out_ = static_cast<char*>(memory_.alloc_staging(kStage));
-  stage_in_ = static_cast<char*>(memory_.alloc_staging(kStage));
+  if (next.empty() || next.size() != prev.size())
+    throw std::invalid_argument("TcpLink: as many connections to next as from prev, at least one");
+  for (size_t j = 0; j < next.size(); ++j) {
+    Stream s{std::move(next[j]), std::move(prev[j])};
+    streams_.push_back(std::move(s));
+    streams_.back().stage_out = static_cast<char*>(memory_.alloc_staging(kStage));
+    streams_.back().stage_in = static_cast<char*>(memory_.alloc_staging(kStage));
+  }
 }
 
 TcpLink::~TcpLink() {
-  memory_.release_staging(stage_out_, kStage);
-  memory_.release_staging(stage_in_, kStage);
+  for (auto& s : streams_) {
+    memory_.release_staging(s.stage_out, kStage);
+    memory_.release_staging(s.stage_in, kStage);
+  }
 }
 
 std::string TcpLink::describe() const {
-  return "tcp " + address_ + (memory_.on_device() ? ", staged through pinned host memory" : "");
+  std::string s = "tcp " + address_;
+  if (streams_.size() > 1) s += ", " + std::to_string(streams_.size()) + " connections";
+  if (memory_.on_device()) s += ", staged through pinned host memory";
+  return s;
 }
 
 void TcpLink::exchange(const char* out, size_t out_bytes, char* landing, size_t in_bytes,
                        size_t granule, const Sink& sink) {
   const bool staged_out = memory_.on_device();
   const bool direct_in = landing && !memory_.on_device();
-  // Send side: [piece, piece + piece_len) is what is being sent now, `sent_piece` of it gone.
-  size_t sent = 0, sent_piece = 0, piece_len = 0;
-  const char* piece = out;
-  auto next_piece = [&] {
-    piece_len = staged_out ? std::min(kStage, out_bytes - sent) : out_bytes;
+  const size_t n = streams_.size();
+  std::vector<Flow> flows(n);
+  auto next_piece = [&](Flow& f, Stream& s) {
+    f.piece_len = staged_out ? std::min(kStage, f.out.len - f.sent) : f.out.len;
+    f.piece = out + f.out.begin + f.sent;
     if (staged_out) {
-      memory_.copy(stage_out_, out + sent, piece_len);
-      piece = stage_out_;
+      memory_.copy(s.stage_out, f.piece, f.piece_len);
+      f.piece = s.stage_out;
     }
-    sent_piece = 0;
+    f.piece_sent = 0;
   };
-  if (out_bytes) next_piece();
-  // Receive side: direct into landing, or through stage_in_, whose contents start at `stage_at`.
-  size_t got = 0, delivered = 0, stage_at = 0;
+  for (size_t j = 0; j < n; ++j) {
+    flows[j].out = part(out_bytes, granule, n, j);
+    flows[j].in = part(in_bytes, granule, n, j);
+    if (flows[j].out.len) next_piece(flows[j], streams_[j]);
+  }
+  std::vector<pollfd> fds(2 * n);
+  auto busy = [&] {
+    for (const Flow& f : flows)
+      if (f.sent < f.out.len || f.got < f.in.len) return true;
+    return false;
+  };
 
-  while (sent < out_bytes || got < in_bytes) {
-    pollfd fds[2] = {{next_.fd(), static_cast<short>(sent < out_bytes ? POLLOUT : 0), 0},
-                     {prev_.fd(), static_cast<short>(got < in_bytes ? POLLIN : 0), 0}};
-    const int r = ::poll(fds, 2, static_cast<int>(timeout_.count()));
-    if (r == 0)
+  while (busy()) {
+    for (size_t j = 0; j < n; ++j) {
+      fds[2 * j] = {streams_[j].next.fd(),
+                    static_cast<short>(flows[j].sent < flows[j].out.len ? POLLOUT : 0), 0};
+      fds[2 * j + 1] = {streams_[j].prev.fd(),
+                        static_cast<short>(flows[j].got < flows[j].in.len ? POLLIN : 0), 0};
+    }
+    const int r = ::poll(fds.data(), fds.size(), static_cast<int>(timeout_.count()));
+    if (r == 0) {
+      bool receiving = false;
+      for (const Flow& f : flows) receiving |= f.got < f.in.len;
       throw NetError("timed out after " + std::to_string(timeout_.count() / 1000) +
-                     " s waiting for " + (got < in_bytes ? prev_name_ : next_name_));
+                     " s waiting for " + (receiving ? prev_name_ : next_name_));
+    }
     if (r < 0) {
       if (errno == EINTR) continue;
       throw NetError(std::string("poll: ") + std::strerror(errno));
     }
-    if (sent < out_bytes && (fds[0].revents & (POLLOUT | POLLERR | POLLHUP))) {
-      const ssize_t k = ::send(next_.fd(), piece + sent_piece, piece_len - sent_piece,
-                               MSG_NOSIGNAL | MSG_DONTWAIT);
-      if (k < 0 && errno != EAGAIN && errno != EINTR)
-        throw NetError("lost " + next_name_ + ": " + std::strerror(errno));
-      if (k > 0) {
-        sent += static_cast<size_t>(k);
-        sent_piece += static_cast<size_t>(k);
-        if (sent_piece == piece_len && sent < out_bytes) next_piece();
+    for (size_t j = 0; j < n; ++j) {
+      Flow& f = flows[j];
+      Stream& s = streams_[j];
+      if (f.sent < f.out.len && (fds[2 * j].revents & (POLLOUT | POLLERR | POLLHUP))) {
+        const ssize_t k = ::send(s.next.fd(), f.piece + f.piece_sent, f.piece_len - f.piece_sent,
+                                 MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (k < 0 && errno != EAGAIN && errno != EINTR)
+          throw NetError("lost " + next_name_ + ": " + std::strerror(errno));
+        if (k > 0) {
+          f.sent += static_cast<size_t>(k);
+          f.piece_sent += static_cast<size_t>(k);
+          if (f.piece_sent == f.piece_len && f.sent < f.out.len) next_piece(f, s);
+        }
       }
-    }
-    if (got < in_bytes && (fds[1].revents & (POLLIN | POLLERR | POLLHUP))) {
-      char* into = direct_in ? landing + got : stage_in_ + (got - stage_at);
-      const size_t room =
-          direct_in ? in_bytes - got : std::min(kStage - (got - stage_at), in_bytes - got);
-      const ssize_t k = ::recv(prev_.fd(), into, room, MSG_DONTWAIT);
-      if (k == 0) throw NetError(prev_name_ + " closed the connection (did it die?)");
-      if (k < 0 && errno != EAGAIN && errno != EINTR)
-        throw NetError("lost " + prev_name_ + ": " + std::strerror(errno));
-      if (k <= 0) continue;
-      got += static_cast<size_t>(k);
-      // Hand over whole granules as they arrive (everything, once the message is complete).
-      const size_t ready = got == in_bytes ? got : got / granule * granule;
-      if (ready > delivered) {
-        sink(delivered, direct_in ? landing + delivered : stage_in_ + (delivered - stage_at),
-             ready - delivered);
-        delivered = ready;
-      }
-      if (!direct_in) {  // keep only the partial granule, if any, at the front of the stage
-        std::memmove(stage_in_, stage_in_ + (delivered - stage_at), got - delivered);
-        stage_at = delivered;
+      if (f.got < f.in.len && (fds[2 * j + 1].revents & (POLLIN | POLLERR | POLLHUP))) {
+        char* base = direct_in ? landing + f.in.begin : nullptr;
+        char* into = direct_in ? base + f.got : s.stage_in + (f.got - f.stage_at);
+        const size_t room = direct_in ? f.in.len - f.got
+                                      : std::min(kStage - (f.got - f.stage_at), f.in.len - f.got);
+        const ssize_t k = ::recv(s.prev.fd(), into, room, MSG_DONTWAIT);
+        if (k == 0) throw NetError(prev_name_ + " closed the connection (did it die?)");
+        if (k < 0 && errno != EAGAIN && errno != EINTR)
+          throw NetError("lost " + prev_name_ + ": " + std::strerror(errno));
+        if (k <= 0) continue;
+        f.got += static_cast<size_t>(k);
+        // Hand over whole granules as they arrive (everything, once the part is complete).
+        const size_t ready = f.got == f.in.len ? f.got : f.got / granule * granule;
+        if (ready > f.delivered) {
+          sink(f.in.begin + f.delivered,
+               direct_in ? base + f.delivered : s.stage_in + (f.delivered - f.stage_at),
+               ready - f.delivered);
+          f.delivered = ready;
+        }
+        if (!direct_in) {  // keep only the partial granule, if any, at the front of the stage
+          std::memmove(s.stage_in, s.stage_in + (f.delivered - f.stage_at), f.got - f.delivered);
+          f.stage_at = f.delivered;
+        }
       }
     }
   }

@@ -1,11 +1,14 @@
-// The ring over TCP: one connection to the next rank and one from the previous, each bound to
-// the rail's address so that source-based routing keeps it on the rail. Non-blocking sockets and
-// one poll loop overlap the send, the receive and the reduction of what has arrived. CUDA memory
-// is staged through pinned host memory, piece by piece.
+// The ring over TCP: per rail, one or more connections to the next rank and as many from the
+// previous, each bound to the rail's address so that source-based routing keeps it on the rail.
+// A message is cut into one contiguous part per connection (whole elements), since one TCP stream
+// rarely fills a fast NIC. Non-blocking sockets and one poll loop overlap the sends, the receives
+// and the reduction of what has arrived. CUDA memory is staged through pinned host memory, piece
+// by piece, per connection.
 #pragma once
 
 #include <chrono>
 #include <string>
+#include <vector>
 
 #include "rdma/link.h"
 #include "rdma/memory.h"
@@ -15,8 +18,9 @@ namespace railyard::rdma {
 
 class TcpLink final : public RingLink {
  public:
-  TcpLink(Socket next, Socket prev, Memory& memory, std::string next_name, std::string prev_name,
-          std::string address, std::chrono::milliseconds timeout);
+  // next[j] / prev[j]: connection j to the next rank and from the previous one (same count).
+  TcpLink(std::vector<Socket> next, std::vector<Socket> prev, Memory& memory, std::string next_name,
+          std::string prev_name, std::string address, std::chrono::milliseconds timeout);
   ~TcpLink() override;
   TcpLink(const TcpLink&) = delete;
   TcpLink& operator=(const TcpLink&) = delete;
@@ -26,12 +30,15 @@ class TcpLink final : public RingLink {
   std::string describe() const override;
 
  private:
-  Socket next_, prev_;
+  struct Stream {
+    Socket next, prev;
+    char* stage_out = nullptr;  // staging for CUDA memory, and receiving without a landing area
+    char* stage_in = nullptr;
+  };
+  std::vector<Stream> streams_;
   Memory& memory_;
   std::string next_name_, prev_name_, address_;
   std::chrono::milliseconds timeout_;
-  char* stage_out_ = nullptr;  // staging: receive when there is no landing area, and CUDA memory
-  char* stage_in_ = nullptr;
 };
 
 }  // namespace railyard::rdma

@@ -149,16 +149,16 @@ TEST_CASE("the JSON says which path ran and the plot draws busbw per size and ra
   const std::string svg_file = (dir.path() / "r.svg").string();
   auto results =
       run_ranks(2, {"--rails", "127.0.0.1,lo", "-b", "1K", "-e", "1M", "-f", "32", "-n", "2", "-w",
-                    "0", "--hugepages", "--json", json_file, "--plot", svg_file});
+                    "0", "--hugepages", "--streams", "3", "--json", json_file, "--plot", svg_file});
   check_correct(results, 3);
   CHECK_THAT(results[0].out, Catch::Contains("memory host (hugepages)"));
-  CHECK_THAT(results[0].out, Catch::Contains("#   rail 1: tcp 127.0.0.1"));
+  CHECK_THAT(results[0].out, Catch::Contains("#   rail 1: tcp 127.0.0.1, 3 connections"));
   std::ifstream in(json_file);
   const auto j = nlohmann::json::parse(in);
   CHECK(j.at("transport") == "tcp");
   CHECK(j.at("memory") == "host (hugepages)");
   REQUIRE(j.at("rails").size() == 2);
-  CHECK(j.at("rails")[1].at("path") == "tcp 127.0.0.1");
+  CHECK(j.at("rails")[1].at("path") == "tcp 127.0.0.1, 3 connections");
   CHECK(j.at("rows").size() == 3);
   std::ifstream svg_in(svg_file);
   const std::string svg((std::istreambuf_iterator<char>(svg_in)), std::istreambuf_iterator<char>());
