@@ -3,6 +3,7 @@
 // ring algorithm (ring.h) is written once, over it.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <functional>
 #include <string>
@@ -25,6 +26,16 @@ class RingLink {
   // Returns when everything is sent and received; throws NetError naming the peer otherwise.
   virtual void exchange(const char* out, size_t out_bytes, char* landing, size_t in_bytes,
                         size_t granule, const Sink& sink) = 0;
+
+  // perftest's stream: sends the same `bytes` from `out` `out_count` times while receiving
+  // `in_count` messages of `bytes` (sink offsets are within each message). Verbs keeps writes in
+  // flight across messages; by default, one exchange per message.
+  virtual void stream(const char* out, size_t out_count, char* landing, size_t in_count,
+                      size_t bytes, const Sink& sink) {
+    for (size_t i = 0; i < std::max(out_count, in_count); ++i)
+      exchange(i < out_count ? out : nullptr, i < out_count ? bytes : 0,
+               i < in_count ? landing : nullptr, i < in_count ? bytes : 0, 1, sink);
+  }
 
   // Data memory the exchanges will send from and land in (verbs registers it); cached, so
   // calling it every iteration for the same buffer costs nothing.

@@ -1,5 +1,6 @@
 #include "rdma/p2p.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
@@ -62,12 +63,9 @@ P2pResult LinkPair::measure(size_t rail, size_t bytes, int iters, int warmup, bo
   auto sync = [&] { l.exchange(ctrl_out, 1, ctrl_in, 1, 1, ignore); };
   auto token_out = [&] { l.exchange(ctrl_out, 1, nullptr, 0, 1, ignore); };
   auto token_in = [&] { l.exchange(nullptr, 0, ctrl_in, 1, 1, ignore); };
-  auto send = [&](int n) {
-    for (int i = 0; i < n; ++i) l.exchange(out_.data(), bytes, nullptr, 0, 1, ignore);
-  };
-  auto recv = [&](int n) {
-    for (int i = 0; i < n; ++i) l.exchange(nullptr, 0, in_.data(), bytes, 1, checker);
-  };
+  const auto count = [](int n) { return static_cast<size_t>(std::max(n, 0)); };
+  auto send = [&](int n) { l.stream(out_.data(), count(n), nullptr, 0, bytes, ignore); };
+  auto recv = [&](int n) { l.stream(nullptr, 0, in_.data(), count(n), bytes, checker); };
   const double volume = static_cast<double>(bytes) * iters;
 
   // 0 -> 1: rank 0 streams; rank 1 acknowledges the last message.
@@ -102,7 +100,7 @@ P2pResult LinkPair::measure(size_t rail, size_t bytes, int iters, int warmup, bo
   sync();
   {
     const auto t0 = Clock::now();
-    for (int i = 0; i < iters; ++i) l.exchange(out_.data(), bytes, in_.data(), bytes, 1, checker);
+    l.stream(out_.data(), count(iters), in_.data(), count(iters), bytes, checker);
     sync();
     if (zero) r.gbps_both = 2 * volume / seconds_since(t0) / 1e9;
   }
@@ -123,14 +121,14 @@ P2pResult LinkPair::measure(size_t rail, size_t bytes, int iters, int warmup, bo
     if (zero) r.latency_us = seconds_since(t0) / n / 2 * 1e6;
   }
   // Rank 1's count of wrong bytes reaches rank 0.
-  uint64_t count = r.wrong;
+  uint64_t peer_wrong = r.wrong;
   if (zero) {
-    l.exchange(nullptr, 0, ctrl_in, sizeof count, 1, ignore);
-    memory_.copy(&count, ctrl_in, sizeof count);
-    r.wrong += count;
+    l.exchange(nullptr, 0, ctrl_in, sizeof peer_wrong, 1, ignore);
+    memory_.copy(&peer_wrong, ctrl_in, sizeof peer_wrong);
+    r.wrong += peer_wrong;
   } else {
-    memory_.copy(ctrl_out, &count, sizeof count);
-    l.exchange(ctrl_out, sizeof count, nullptr, 0, 1, ignore);
+    memory_.copy(ctrl_out, &peer_wrong, sizeof peer_wrong);
+    l.exchange(ctrl_out, sizeof peer_wrong, nullptr, 0, 1, ignore);
   }
   return r;
 }

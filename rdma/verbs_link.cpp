@@ -91,8 +91,22 @@ class VerbsLink final : public RingLink {
 
   void exchange(const char* out, size_t out_bytes, char* /*landing*/, size_t in_bytes,
                 size_t granule, const Sink& sink) override {
+    transfer(out, out_bytes, 1, in_bytes, 1, granule, sink);
+  }
+
+  // Pieces of the next messages go out while the last ones are still on the wire.
+  void stream(const char* out, size_t out_count, char* /*landing*/, size_t in_count, size_t bytes,
+              const Sink& sink) override {
+    transfer(out, bytes, out_count, bytes, in_count, 1, sink);
+  }
+
+ private:
+  // `out_count` messages of out_bytes (the same buffer each time) out, `in_count` of in_bytes in.
+  void transfer(const char* out, size_t out_bytes, size_t out_count, size_t in_bytes,
+                size_t in_count, size_t granule, const Sink& sink) {
     const auto outp = pieces(out_bytes, remote_slot_bytes_, granule);
     const auto inp = pieces(in_bytes, o_.slot_bytes, granule);
+    const size_t out_total = outp.size() * out_count, in_total = inp.size() * in_count;
     const ibv_mr* out_mr = nullptr;
     if (!outp.empty() && !staged()) {
       out_mr = find_mr(out, out_bytes);
@@ -102,21 +116,23 @@ class VerbsLink final : public RingLink {
     const uint64_t writes_before = writes_done_;
     auto deadline = Clock::now() + timeout_;
     unsigned idle = 0;
-    while (writes_done_ - writes_before < outp.size() || taken < inp.size()) {
+    while (writes_done_ - writes_before < out_total || taken < in_total) {
       bool progress = false;
-      while (posted < outp.size() && credits_ > 0 && writes_posted_ - writes_done_ < slots()) {
-        post_write(out + outp[posted].begin, outp[posted].len, out_mr);
+      while (posted < out_total && credits_ > 0 && writes_posted_ - writes_done_ < slots()) {
+        const Span& p = outp[posted % outp.size()];
+        post_write(out + p.begin, p.len, out_mr);
         ++posted;
         progress = true;
       }
-      while (taken < inp.size() && !arrived_.empty()) {
+      while (taken < in_total && !arrived_.empty()) {
         const auto [slot, len] = arrived_.front();
+        const Span& p = inp[taken % inp.size()];
         arrived_.pop_front();
-        if (len != inp[taken].len)
+        if (len != p.len)
           throw NetError(prev_name_ + " wrote " + std::to_string(len) + " bytes where " +
-                         std::to_string(inp[taken].len) +
+                         std::to_string(p.len) +
                          " were expected: do all ranks run the same command?");
-        sink(inp[taken].begin, slot_ptr(slot), len);
+        sink(p.begin, slot_ptr(slot), len);
         return_credit();
         ++taken;
         progress = true;
@@ -132,13 +148,12 @@ class VerbsLink final : public RingLink {
         check_alive(prev_sock_, prev_name_);
         if (Clock::now() > deadline)
           throw NetError("timed out after " + std::to_string(timeout_.count() / 1000) +
-                         " s waiting for " + (taken < inp.size() ? prev_name_ : next_name_) +
+                         " s waiting for " + (taken < in_total ? prev_name_ : next_name_) +
                          " over verbs");
       }
     }
   }
 
- private:
   struct Mr {
     char* base;
     size_t len;
