@@ -103,6 +103,14 @@ RailPlan plan_rail(const topology::Sysfs& sysfs, const std::string& entry,
       throw std::runtime_error("'" + entry + "': the port after ':' is not a number");
     }
   }
+  // A netdev names its RDMA device (the function's infiniband/ entry): "eth2" -> "mlx5_0".
+  if (!sysfs.open_dir(sysfs.sys("class/infiniband/" + plan.device)))
+    if (auto fn = sysfs.open_dir(sysfs.sys("class/net/" + plan.device + "/device")))
+      if (const auto devs = fn->list("infiniband"); devs.size() == 1) plan.device = devs[0];
+  if (!sysfs.open_dir(sysfs.sys("class/infiniband/" + plan.device)))
+    throw std::runtime_error("'" + entry + "' is not an RDMA device, nor the netdev of one, in " +
+                             sysfs.display(sysfs.sys("class/infiniband")) +
+                             ": verbs rails are RDMA devices (mlx5_0, mlx5_0:1)");
   const auto port = read_rdma_port(sysfs, plan.device, plan.port);
   if (!port)
     throw std::runtime_error("RDMA device " + plan.device + " port " + std::to_string(plan.port) +

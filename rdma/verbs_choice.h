@@ -48,7 +48,8 @@ struct RailPlan {
   GidChoice gid;
   int mtu = 0;  // RoCE: from the GID's netdev; InfiniBand: 0, the port's active MTU decides
 };
-// `entry`: "mlx5_0" or "mlx5_0:1". Throws std::runtime_error naming what is missing.
+// `entry`: "mlx5_0", "mlx5_0:1", or the device's netdev ("eth2"). Throws std::runtime_error
+// naming what is missing.
 RailPlan plan_rail(const topology::Sysfs& sysfs, const std::string& entry,
                    const std::string& rail_ipv4, int forced_gid_index);
 

@@ -191,6 +191,7 @@ class Generator {
     write(dir / "mtu", std::to_string(mtu));
     write(dir / "operstate", operstate);
     write(dir / "type", ib ? "32" : "1");
+    link(dir / "device", fn_dir);  // as the kernel: class/net/<dev>/device -> the function
     link(sys_ / "class/net" / name, dir);
   }
 

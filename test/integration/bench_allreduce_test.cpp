@@ -191,10 +191,11 @@ TEST_CASE("verbs rails are planned from sysfs and a node without the device says
   // A rail that is no RDMA device, and a GID index the port does not have, fail before anyone
   // waits.
   auto lo = run({kBench, "allreduce", "--rank", "0", "--world-size", "1", "--transport", "verbs",
-                 "--rails", "lo"},
+                 "--rails", "127.0.0.1"},
                 env);
   CHECK(lo.exit_code == 2);
-  CHECK_THAT(lo.err, Catch::Contains("RDMA device lo port 1 is not in /sys/class/infiniband"));
+  CHECK_THAT(lo.err, Catch::Contains("'127.0.0.1' is not an RDMA device, nor the netdev of one, in "
+                                     "/sys/class/infiniband"));
   auto gid = run({kBench, "allreduce", "--rank", "0", "--world-size", "1", "--transport", "verbs",
                   "--rails", "mlx5_0", "--gid-index", "7"},
                  env);

@@ -49,6 +49,10 @@ TEST_CASE("a RoCE rail takes the RoCE v2 GID of its own address", "[rdma][verbs]
   CHECK_THAT(p.gid.why, Catch::Contains("rail's own"));
   CHECK(p.mtu == 4096);  // a 9000-byte netdev
 
+  // The netdev names its RDMA device.
+  CHECK(plan_rail(sysfs, "eth2", "10.0.0.5", -1).device == "mlx5_0");
+  CHECK(plan_rail(sysfs, "eth2", "10.0.0.5", -1).gid.index == 3);
+
   // NCCL_IB_GID_INDEX wins when the entry exists, and is an error when it does not.
   CHECK(plan_rail(sysfs, "mlx5_0", "10.0.0.5", 2).gid.type == "IB/RoCE v1");
   CHECK_THROWS_WITH(plan_rail(sysfs, "mlx5_0", "10.0.0.5", 9),
@@ -74,7 +78,8 @@ TEST_CASE("an InfiniBand rail takes the port GID and a missing device is named",
   CHECK_FALSE(p.roce);
   CHECK(p.gid.index == 0);
   CHECK(p.mtu == 0);  // the port's active MTU decides, at run time
-  CHECK_THROWS_WITH(plan_rail(sysfs, "mlx5_9", "", -1), Catch::Contains("mlx5_9 port 1"));
+  CHECK_THROWS_WITH(plan_rail(sysfs, "mlx5_9", "", -1),
+                    Catch::Contains("'mlx5_9' is not an RDMA device"));
   CHECK_THROWS_WITH(plan_rail(sysfs, "mlx5_0:2", "", -1), Catch::Contains("mlx5_0 port 2"));
   CHECK_THROWS_WITH(plan_rail(sysfs, "mlx5_0:x", "", -1), Catch::Contains("not a number"));
 }
