@@ -21,11 +21,11 @@ def size_lines(text):
     return out
 
 
-def railyard(a, b, rails, port, binary_dir):
+def railyard(a, b, rails, port, binary_dir, plot):
     args = f"allreduce --world-size 2 --rendezvous 10.77.0.1:{port} --rails {rails} -b {MIN} -e {MAX} -f 4 -n {ITERS} -w 2 -c 0"
     peer = subprocess.Popen(f"ip netns exec {b} {binary_dir}/railyard-bench --rank 1 {args}", shell=True,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    out = sh(f"ip netns exec {a} {binary_dir}/railyard-bench --rank 0 {args}")
+    out = sh(f"ip netns exec {a} {binary_dir}/railyard-bench --rank 0 {args} --plot {plot}")
     peer.wait()
     parsed = json.loads(subprocess.run([f"{binary_dir}/railyard-validate", "parse", "-"], input=out, text=True,
                                        capture_output=True, check=True).stdout)
@@ -74,12 +74,15 @@ def main():
     for k in ("a", "b", "work", "bin"):
         p.add_argument(f"--{k}", required=True)
     p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--plots", default=None, help="folder for railyard-bench's busbw plots (last round)")
     a = p.parse_args()
     results = {}
     iperf_runs, bidir_runs = [], []
     for rnd in range(a.rounds):
         for rails, ifs in ((1, "rail0"), (2, "rail0,rail1")):
-            results.setdefault((rails, "railyard-bench"), []).append(railyard(a.a, a.b, ifs, 29600 + rnd * 2 + rails, a.bin))
+            plot = os.path.join(a.plots or a.work, f"railyard-{rails}rail{'s' if rails > 1 else ''}.svg")
+            results.setdefault((rails, "railyard-bench"), []).append(
+                railyard(a.a, a.b, ifs, 29600 + rnd * 2 + rails, a.bin, plot))
             results.setdefault((rails, "OpenMPI"), []).append(mpi(a.a, a.work, ifs))
             if rails == 1:
                 results.setdefault((rails, "Gloo"), []).append(gloo(a.a, a.b, a.work, rnd))
@@ -87,6 +90,8 @@ def main():
         bidir_runs.append(iperf(a.a, a.b, 5401 + rnd, bidir=True))
         print(f"\rround {rnd + 1}/{a.rounds}", end="", flush=True)
     print()
+    if a.plots:
+        print(f"busbw per size and rail (last round): {a.plots}/railyard-1rail.svg, railyard-2rails.svg")
     ip = statistics.median(iperf_runs)
     bd = statistics.median(bidir_runs)
     print(f"iperf3, one TCP stream on rail0 (the physical reference): {ip:.2f} GB/s (median of {len(iperf_runs)})")

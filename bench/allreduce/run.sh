@@ -33,4 +33,6 @@ shift_host=\$1; shift
 exec ip netns exec $b sh -c "\$*"
 SH
 chmod +x "$work/nsrsh"
-python3 bench/allreduce/bench.py --a "$a" --b "$b" --work "$work" --bin build/bin --rounds "${1:-3}"
+mkdir -p bench/allreduce/plots
+python3 bench/allreduce/bench.py --a "$a" --b "$b" --work "$work" --bin build/bin --rounds "${1:-3}" \
+  --plots bench/allreduce/plots

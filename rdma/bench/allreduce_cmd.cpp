@@ -145,7 +145,7 @@ int run_allreduce(const Options& o) {
   // For the plot: busbw per size, of each rail's slice and of the whole (in-place).
   const size_t nrails = std::max<size_t>(coll->rails(), 1);
   std::vector<Series> series(nrails + 1);
-  series[0].name = "allreduce";
+  series[0].name = "all rails";
   for (size_t k = 0; k < nrails; ++k)
     series[k + 1].name =
         "rail " + std::to_string(k) + (k < job.addresses.size() ? " " + job.addresses[k] : "");
