@@ -52,17 +52,24 @@ def gloo(a, b, work, round_):
 def iperf(a, b, port, bidir=False):
     """GB/s of one TCP stream on rail0; with bidir, one stream each way at once, per direction
     (an allreduce sends and receives at once: on a shared-CPU machine this is its ceiling)."""
-    server = subprocess.Popen(f"ip netns exec {b} iperf3 -s -1 -p {port}", shell=True,
+    server = subprocess.Popen(f"exec ip netns exec {b} iperf3 -s -1 -p {port}", shell=True,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    out = None
-    for _ in range(50):  # the server may not listen yet: iperf3 -c fails at once, then we retry
+    try:
+        # Start the client once the server listens (ss shows it), so one client meets one server.
+        for _ in range(500):
+            if f":{port} " in sh(f"ip netns exec {b} ss -Hltn"):
+                break
+            if server.poll() is not None:
+                raise RuntimeError(f"iperf3 -s on port {port} exited")
         r = subprocess.run(f"ip netns exec {a} iperf3 -c 10.77.0.2 -p {port} -t 3 -J"
-                           + (" --bidir" if bidir else ""), shell=True,
-                           capture_output=True, text=True)
-        if r.returncode == 0:
-            out = r.stdout
-            break
-    server.wait()
+                           + (" --bidir" if bidir else ""), shell=True, capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError(f"iperf3 -c failed: {r.stdout[-500:]} {r.stderr[-500:]}")
+        out = r.stdout
+        server.wait(timeout=30)
+    finally:
+        if server.poll() is None:
+            server.kill()
     end = json.loads(out)["end"]
     if bidir:
         return (end["sum_received"]["bits_per_second"] + end["sum_received_bidir_reverse"]["bits_per_second"]) / 16e9

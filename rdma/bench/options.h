@@ -15,7 +15,7 @@ struct Options {
   std::string memory = "host", gpudirect, plot_file;
   bool hugepages = false;
   int rank = -1, world = -1, iters = 20, warmup = 5, check = 1, timeout_s = 60;
-  int gpu = -1, gid_index = -1, streams = 1;
+  int gpu = -1, gid_index = -1, streams = 4;
   std::string min_bytes = "8", max_bytes = "64M";
   double factor = 2;
 };
