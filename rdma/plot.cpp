@@ -28,6 +28,13 @@ std::string num(double v) {
   return b;
 }
 
+// An axis label: as many decimals as the step needs (0.25, not 0.2), none for whole numbers.
+std::string label(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.4g", std::abs(v) < 1e-12 ? 0.0 : v);
+  return b;
+}
+
 // A round step for about `ticks` divisions of [0, top].
 double nice_step(double top, int ticks) {
   const double raw = top / ticks, mag = std::pow(10.0, std::floor(std::log10(raw)));
@@ -82,7 +89,7 @@ std::string svg_plot(const std::string& title, const std::vector<Series>& series
     o += "<line x1=\"" + num(left) + "\" x2=\"" + num(left + pw) + "\" y1=\"" + num(Y(v)) +
          "\" y2=\"" + num(Y(v)) + "\" stroke=\"#ddd\"/>\n";
     o += "<text x=\"" + num(left - 6) + "\" y=\"" + num(Y(v) + 4) + "\" text-anchor=\"end\">" +
-         num(v) + "</text>\n";
+         label(v) + "</text>\n";
   }
   const int xstep = std::max(1, static_cast<int>(std::ceil((xmax - xmin) / 10)));
   for (int e = static_cast<int>(std::ceil(xmin)); e <= static_cast<int>(xmax); e += xstep) {

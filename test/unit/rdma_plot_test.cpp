@@ -32,6 +32,11 @@ TEST_CASE("an SVG plot has a line and a legend entry per series", "[rdma][plot]"
   CHECK_THAT(svg, Catch::Contains("rail 0 &amp; 1"));
   CHECK_THAT(svg, Catch::Contains(">64 MiB<"));  // the x axis reaches the largest size
   CHECK_THAT(svg, Catch::Contains("1 MiB, 1.5 GB/s"));
+  // The y axis steps by 0.25 up to 1.25: labelled as such, not rounded to one decimal.
+  const std::string quarters = svg_plot("q", {{"x", {{1024, 0.1}, {2048, 1.2}}}});
+  CHECK_THAT(quarters, Catch::Contains(">0.25</text>"));
+  CHECK_THAT(quarters, Catch::Contains(">1.25</text>"));
+  CHECK_THAT(quarters, Catch::Contains(">0</text>"));
   // Nothing to plot still makes a valid, empty chart.
   CHECK(svg_plot("empty", {}).find("</svg>") != std::string::npos);
 }
