@@ -3,7 +3,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "rdma/bench/commands.h"
@@ -203,25 +202,23 @@ int run_allreduce(const Options& o) {
                           {"busbw", busbw},
                           {"path", job.launch.world > 1 ? coll->describe_rail(k) : "local"}});
     }
-    if (!o.json_file.empty()) {
-      std::ofstream(o.json_file) << nlohmann::json{{"op", "allreduce"},
-                                                   {"transport", o.transport},
-                                                   {"memory", job.memory->describe()},
-                                                   {"ranks", job.launch.world},
-                                                   {"rows", rows},
-                                                   {"avg_busbw", bw_n ? bw_sum / bw_n : 0.0},
-                                                   {"out_of_bounds", total_wrong},
-                                                   {"rails", per_rail}}
-                                        .dump(2)
-                                 << "\n";
-    }
-    if (!o.plot_file.empty()) {
-      std::ofstream f(o.plot_file);
-      f << svg_plot("railyard-bench allreduce, " + o.transport + ", " +
-                        std::to_string(job.launch.world) + " ranks: busbw per size and rail",
-                    series);
-      if (!f) throw std::runtime_error("--plot " + o.plot_file + ": cannot write");
-    }
+    write_output(o.json_file,
+                 nlohmann::json{{"op", "allreduce"},
+                                {"transport", o.transport},
+                                {"memory", job.memory->describe()},
+                                {"ranks", job.launch.world},
+                                {"rows", rows},
+                                {"avg_busbw", bw_n ? bw_sum / bw_n : 0.0},
+                                {"out_of_bounds", total_wrong},
+                                {"rails", per_rail}}
+                         .dump(2) +
+                     "\n",
+                 "--json");
+    write_output(o.plot_file,
+                 svg_plot("railyard-bench allreduce, " + o.transport + ", " +
+                              std::to_string(job.launch.world) + " ranks: busbw per size and rail",
+                          series),
+                 "--plot");
   }
   return total_wrong ? 1 : 0;
 }

@@ -1,7 +1,11 @@
 #include "rdma/bench/options.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <stdexcept>
 
 #include "rdma/cuda_memory.h"
@@ -68,6 +72,24 @@ int pick_gpu(const Options& o) {
       return std::stoi(*v) % n;
     }
   return 0;
+}
+
+void write_output(const std::string& path, const std::string& text, const char* flag) {
+  if (path.empty()) return;
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream f(tmp, std::ios::trunc);
+    f << text;
+    f.flush();
+    if (!f) {
+      std::remove(tmp.c_str());
+      throw std::runtime_error(std::string(flag) + " " + path + ": cannot write");
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw std::runtime_error(std::string(flag) + " " + path + ": cannot write");
+  }
 }
 
 }  // namespace railyard::rdma::bench

@@ -29,6 +29,10 @@ std::vector<size_t> sizes(const Options& o, size_t granule);
 void fill(void* p, size_t n, int rank, DType t);
 size_t wrong(const void* p, size_t n, int world, DType t);
 
+// --json and --plot: written whole (a temporary file renamed over the path), or an error that
+// names the flag; an empty path writes nothing.
+void write_output(const std::string& path, const std::string& text, const char* flag);
+
 std::optional<std::string> env(const std::string& name);
 // The GPU of this rank: --gpu, else the launcher's local rank, as one rank per GPU runs.
 int pick_gpu(const Options& o);

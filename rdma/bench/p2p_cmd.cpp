@@ -1,5 +1,4 @@
 #include <cstdio>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "rdma/bench/commands.h"
@@ -56,14 +55,15 @@ int run_p2p(const Options& o) {
           "#   rail %zu  %-15s  0->1 %8.2f  1->0 %8.2f  both %8.2f GB/s  latency %8.2f us\n", k,
           rails[k].c_str(), largest[k].gbps_0to1, largest[k].gbps_1to0, largest[k].gbps_both,
           largest[k].latency_us);
-    if (!o.json_file.empty())
-      std::ofstream(o.json_file) << nlohmann::json{{"op", "p2p"},
-                                                   {"transport", o.transport},
-                                                   {"memory", memory.describe()},
-                                                   {"rows", rows},
-                                                   {"wrong", total_wrong}}
-                                        .dump(2)
-                                 << "\n";
+    write_output(o.json_file,
+                 nlohmann::json{{"op", "p2p"},
+                                {"transport", o.transport},
+                                {"memory", memory.describe()},
+                                {"rows", rows},
+                                {"wrong", total_wrong}}
+                         .dump(2) +
+                     "\n",
+                 "--json");
   }
   return total_wrong ? 1 : 0;
 }

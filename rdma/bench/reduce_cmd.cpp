@@ -1,6 +1,5 @@
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "rdma/bench/commands.h"
@@ -51,14 +50,15 @@ int run_reduce(const Options& o) {
     rows.push_back({{"size", count * es}, {"time_us", us}, {"gbps", gbps}, {"wrong", bad}});
   }
   std::printf("# Out of bounds values : %zu %s\n", total_wrong, total_wrong ? "FAILED" : "OK");
-  if (!o.json_file.empty())
-    std::ofstream(o.json_file) << nlohmann::json{{"op", "reduce"},
-                                                 {"memory", memory->describe()},
-                                                 {"type", dtype_name(type)},
-                                                 {"rows", rows},
-                                                 {"wrong", total_wrong}}
-                                      .dump(2)
-                               << "\n";
+  write_output(o.json_file,
+               nlohmann::json{{"op", "reduce"},
+                              {"memory", memory->describe()},
+                              {"type", dtype_name(type)},
+                              {"rows", rows},
+                              {"wrong", total_wrong}}
+                       .dump(2) +
+                   "\n",
+               "--json");
   return total_wrong ? 1 : 0;
 }
 

@@ -219,6 +219,10 @@ TEST_CASE("reduce times the sum alone and checks every element of every type", "
     CHECK(j.at("rows").size() == 5);  // 6, 78, 1014, 13182, 171366 B (rounded to elements)
     for (const auto& row : j.at("rows")) CHECK(row.at("gbps").get<double>() > 0);
   }
+  // An output that cannot be written is an error naming it, not a silent loss.
+  auto bad = run({kBench, "reduce", "-e", "1K", "--json", "/nonexistent-dir/r.json"});
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("--json /nonexistent-dir/r.json: cannot write"));
 }
 
 TEST_CASE("GPU paths without a GPU and NCCL without GPU memory are clear errors",
