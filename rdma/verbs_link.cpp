@@ -142,8 +142,8 @@ class VerbsLink final : public RingLink {
         idle = 0;
         continue;
       }
-      if (++idle % 4096 ==
-          0) {  // not every spin: a syscall per empty poll would slow the NIC's pace
+      // Not on every empty spin: a syscall each time would slow the pace the NIC sets.
+      if (++idle % 4096 == 0) {
         check_alive(next_sock_, next_name_);
         check_alive(prev_sock_, prev_name_);
         if (Clock::now() > deadline)
