@@ -16,7 +16,8 @@ size_t elem_size(DType t);
 std::optional<DType> parse_dtype(std::string_view nccl_tests_name);
 const char* dtype_name(DType t);
 
-// dst[i] += src[i] for n elements. Vectorised; the float16 path uses F16C where the CPU has it.
+// dst[i] += src[i] for n elements. Vectorised: the half types through AVX2/F16C where the CPU
+// has them (chosen at run time), the others by the compiler.
 void reduce_sum(void* dst, const void* src, size_t n, DType t);
 // dst[i] = a[i] + b[i]: out-of-place, the first step of a reduction into a fresh buffer. dst may
 // be a (then it is the above); otherwise none overlap.
