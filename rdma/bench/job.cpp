@@ -25,6 +25,8 @@ Job start_job(const Options& o) {
                                 std::to_string(job.launch.world));
   for (const auto& e : job.entries) job.addresses.push_back(resolve_rail(e, job.sysfs.root()));
   if (o.transport == "verbs") {
+    if (const size_t slot = parse_size(o.verbs_slot_size); slot == 0 || slot > (1u << 30))
+      throw std::invalid_argument("--slot-size " + o.verbs_slot_size + ": 1 byte to 1G");
     int gid_index = o.gid_index;
     if (gid_index < 0)
       if (auto v = env("NCCL_IB_GID_INDEX")) gid_index = std::stoi(*v);
@@ -64,6 +66,8 @@ std::vector<std::unique_ptr<RingLink>> make_links(const Options& o, Job& job) {
     VerbsOptions vo;
     vo.plan = job.plans[k];
     vo.registration = reg;
+    vo.slots = o.verbs_slots;
+    vo.slot_bytes = parse_size(o.verbs_slot_size);
     if (auto tc = env("NCCL_IB_TC")) vo.traffic_class = std::stoi(*tc);
     links.push_back(make_verbs_link(std::move(ring.next[k][0]), std::move(ring.prev[k][0]),
                                     ring.next_names[k], ring.prev_names[k], memory, vo,

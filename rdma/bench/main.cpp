@@ -28,6 +28,9 @@ int main(int argc, char** argv) {
   app.add_option(
       "--gpudirect", o.gpudirect,
       "verbs with GPU memory: dmabuf, peermem or staged (default: the first that works)");
+  app.add_option("--slots", o.verbs_slots, "verbs: writes in flight per rail and direction")
+      ->check(CLI::Range(1, 256));
+  app.add_option("--slot-size", o.verbs_slot_size, "verbs: the largest write (1M)");
   app.add_option("--gid-index", o.gid_index,
                  "verbs: GID index (default: NCCL_IB_GID_INDEX, else RoCE v2 of the rail address)");
   app.add_option("--plot", o.plot_file, "write an SVG plot of busbw per size and rail");

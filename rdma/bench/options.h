@@ -16,6 +16,8 @@ struct Options {
   bool hugepages = false;
   int rank = -1, world = -1, iters = 20, warmup = 5, check = 1, timeout_s = 60;
   int gpu = -1, gid_index = -1, streams = 4;
+  int verbs_slots = 8;                 // writes in flight per direction and rail
+  std::string verbs_slot_size = "1M";  // the largest write
   std::string min_bytes = "8", max_bytes = "64M";
   double factor = 2;
 };

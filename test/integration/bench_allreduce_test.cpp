@@ -202,6 +202,11 @@ TEST_CASE("verbs rails are planned from sysfs and a node without the device says
                  env);
   CHECK(gid.exit_code == 2);
   CHECK_THAT(gid.err, Catch::Contains("mlx5_0:1 has no GID at index 7"));
+  auto slot = run({kBench, "allreduce", "--rank", "0", "--world-size", "1", "--transport", "verbs",
+                   "--rails", "mlx5_0", "--slot-size", "2G"},
+                  env);
+  CHECK(slot.exit_code == 2);
+  CHECK_THAT(slot.err, Catch::Contains("--slot-size 2G: 1 byte to 1G"));
 }
 
 TEST_CASE("reduce times the sum alone and checks every element of every type", "[bench][reduce]") {
