@@ -13,17 +13,8 @@ Ring::Ring(int rank, int world, std::vector<std::unique_ptr<RingLink>> links, Me
   scratch_.resize(links_.size());
 }
 
-Ring::~Ring() {
-  for (auto& s : scratch_)
-    if (s.p) memory_.release(s.p, s.bytes);
-}
-
 void Ring::prepare(void* base, size_t bytes) {
   for (auto& l : links_) l->prepare(base, bytes);
-}
-
-std::vector<double> Ring::allreduce(void* data, size_t count, DType type) {
-  return allreduce(data, data, count, type);
 }
 
 // Out of place without a copy: the reduce-scatter sums the send buffer's chunk and what arrives
@@ -49,19 +40,15 @@ std::vector<double> Ring::allreduce(const void* send, void* recv, size_t count, 
         link.prepare(const_cast<char*>(src), slice.len * es);
         link.prepare(base, slice.len * es);
         const size_t need = (slice.len / static_cast<size_t>(world_) + 1) * es;
-        Scratch& tmp = scratch_[k];
-        if (tmp.bytes < need) {
-          if (tmp.p) memory_.release(tmp.p, tmp.bytes);
-          tmp.p = memory_.alloc(need);
-          tmp.bytes = need;
-        }
+        auto& tmp = scratch_[k];
+        if (!tmp || tmp->size() < need) tmp = std::make_unique<Buffer>(memory_, need);
         bool first = true;
         for (const RingStep& s : ring_steps(rank_, world_)) {
           const Span out = ring_chunk(slice.len, world_, s.send_chunk);
           const Span in = ring_chunk(slice.len, world_, s.recv_chunk);
           char* dst = base + in.begin * es;
           const char* mine = src + in.begin * es;  // this rank's own contribution to the chunk
-          char* landing = s.reduce ? static_cast<char*>(tmp.p) : dst;
+          char* landing = s.reduce ? tmp->data() : dst;
           // Only the first step sends an unreduced chunk: this rank's own, from the send buffer.
           const char* from = (first ? src : base) + out.begin * es;
           first = false;

@@ -19,11 +19,9 @@ class Ring final : public Collective {
  public:
   // links[k]: rail k's link (empty when world == 1).
   Ring(int rank, int world, std::vector<std::unique_ptr<RingLink>> links, Memory& memory);
-  ~Ring() override;
 
-  // In-place sum over all ranks of `data` (data memory). Returns each rail's time, in seconds.
-  std::vector<double> allreduce(void* data, size_t count, DType type);
-  // Out-of-place: recv = the sum of every rank's send; send is left as it was.
+  // recv = the sum of every rank's send (data memory; send == recv is in place). Returns each
+  // rail's time, in seconds.
   std::vector<double> allreduce(const void* send, void* recv, size_t count, DType type) override;
   int world() const override { return world_; }
   size_t rails() const override { return links_.size(); }
@@ -34,11 +32,8 @@ class Ring final : public Collective {
   int rank_, world_;
   std::vector<std::unique_ptr<RingLink>> links_;
   Memory& memory_;
-  struct Scratch {
-    void* p = nullptr;
-    size_t bytes = 0;
-  };
-  std::vector<Scratch> scratch_;  // per rail, kept across calls: fresh pages cost more than reuse
+  // Per rail, where TCP lands what it reduces; kept across calls: fresh pages cost more than reuse.
+  std::vector<std::unique_ptr<Buffer>> scratch_;
 };
 
 }  // namespace railyard::rdma
