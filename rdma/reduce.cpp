@@ -30,6 +30,11 @@ template <class T>
 void add(T* __restrict d, const T* __restrict a, const T* __restrict b, size_t n) {
   for (size_t i = 0; i < n; ++i) d[i] = a[i] + b[i];
 }
+// d = a + b, where d may be a: each case through the loop whose restrict promise holds.
+template <class T>
+void sum(T* d, const T* a, const T* b, size_t n) {
+  d == a ? add(d, b, n) : add(d, a, b, n);
+}
 
 // Half types: GCC does not vectorise the conversions, so the AVX2/F16C build is written with
 // intrinsics (8 elements a step, summed in float32, rounded to nearest even), chosen at run time;
@@ -123,32 +128,16 @@ const char* dtype_name(DType t) {
 }
 
 void reduce_sum(void* dst, const void* src, size_t n, DType t) {
-  switch (t) {
-    case DType::kFloat32:
-      add(static_cast<float*>(dst), static_cast<const float*>(src), n);
-      break;
-    case DType::kInt32:
-      add(static_cast<int32_t*>(dst), static_cast<const int32_t*>(src), n);
-      break;
-    case DType::kFloat16:
-      add_f16(static_cast<_Float16*>(dst), static_cast<const _Float16*>(dst),
-              static_cast<const _Float16*>(src), n);
-      break;
-    case DType::kBFloat16:
-      add_bf16(static_cast<uint16_t*>(dst), static_cast<const uint16_t*>(dst),
-               static_cast<const uint16_t*>(src), n);
-      break;
-  }
+  reduce_sum(dst, dst, src, n, t);
 }
 
 void reduce_sum(void* dst, const void* a, const void* b, size_t n, DType t) {
-  if (dst == a) return reduce_sum(dst, b, n, t);
   switch (t) {
     case DType::kFloat32:
-      add(static_cast<float*>(dst), static_cast<const float*>(a), static_cast<const float*>(b), n);
+      sum(static_cast<float*>(dst), static_cast<const float*>(a), static_cast<const float*>(b), n);
       break;
     case DType::kInt32:
-      add(static_cast<int32_t*>(dst), static_cast<const int32_t*>(a),
+      sum(static_cast<int32_t*>(dst), static_cast<const int32_t*>(a),
           static_cast<const int32_t*>(b), n);
       break;
     case DType::kFloat16:
