@@ -8,6 +8,7 @@
 #include <boost/asio/ip/v6_only.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <mutex>
 #include <sstream>
 #include <stdexcept>
 
@@ -73,10 +74,51 @@ std::string Metrics::render() const {
   return o.str();
 }
 
+namespace {
+
+// One request, then the connection is closed.
+void answer(boost::asio::ip::tcp::socket& sock, const Metrics& metrics,
+            const std::function<bool()>& healthy) {
+  namespace http = boost::beast::http;
+  boost::system::error_code ec;
+  // A client that sends nothing must not hold the only thread.
+  const timeval tv{2, 0};
+  ::setsockopt(sock.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  ::setsockopt(sock.native_handle(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  boost::beast::flat_buffer buf;
+  http::request<http::string_body> req;
+  http::read(sock, buf, req, ec);
+  if (ec) return;
+  http::response<http::string_body> res{http::status::ok, req.version()};
+  res.keep_alive(false);
+  const auto target = req.target();
+  if (req.method() != http::verb::get && req.method() != http::verb::head) {
+    res.result(http::status::method_not_allowed);
+    res.body() = "GET only\n";
+  } else if (target == "/metrics") {
+    res.set(http::field::content_type, "text/plain; version=0.0.4; charset=utf-8");
+    res.body() = metrics.render();
+  } else if (target == "/healthz") {
+    const bool ok = healthy();
+    res.result(ok ? http::status::ok : http::status::service_unavailable);
+    res.body() = ok ? "ok\n" : "not serving\n";
+  } else {
+    res.result(http::status::not_found);
+    res.body() = "/metrics or /healthz\n";
+  }
+  res.prepare_payload();
+  http::write(sock, res, ec);
+  sock.shutdown(boost::asio::ip::tcp::socket::shutdown_both, ec);
+}
+
+}  // namespace
+
 struct MetricsServer::Impl {
   boost::asio::io_context io{1};
   boost::asio::ip::tcp::acceptor acceptor{io};
-  std::atomic<bool> stopping{false};
+  std::mutex mu;  // guards stopping and client_fd against the fd being closed meanwhile
+  bool stopping = false;
+  int client_fd = -1;  // the connection being answered
 };
 
 MetricsServer::MetricsServer(const Metrics& metrics, std::function<bool()> healthy)
@@ -84,11 +126,17 @@ MetricsServer::MetricsServer(const Metrics& metrics, std::function<bool()> healt
 
 MetricsServer::~MetricsServer() {
   if (!thread_.joinable()) return;
-  impl_->stopping = true;
-  boost::system::error_code ec;
-  impl_->acceptor.cancel(ec);
-  impl_->acceptor.close(ec);  // wakes the blocking accept
+  {
+    // close() from another thread does not wake a blocking accept() on Linux; shutdown() does
+    // (EINVAL), and on the client's socket it ends a read that a silent scraper would hold.
+    std::lock_guard lk(impl_->mu);
+    impl_->stopping = true;
+    ::shutdown(impl_->acceptor.native_handle(), SHUT_RDWR);
+    if (impl_->client_fd >= 0) ::shutdown(impl_->client_fd, SHUT_RDWR);
+  }
   thread_.join();
+  boost::system::error_code ec;
+  impl_->acceptor.close(ec);
 }
 
 void MetricsServer::start(const std::string& addr) {
@@ -124,43 +172,24 @@ void MetricsServer::start(const std::string& addr) {
 }
 
 void MetricsServer::serve() {
-  namespace http = boost::beast::http;
-  while (!impl_->stopping) {
+  auto stopping = [this] {
+    std::lock_guard lk(impl_->mu);
+    return impl_->stopping;
+  };
+  while (!stopping()) {
     boost::system::error_code ec;
     boost::asio::ip::tcp::socket sock(impl_->io);
     impl_->acceptor.accept(sock, ec);
-    if (ec) {
+    if (ec) continue;  // the loop's condition tells a stop from a failed accept
+    {
+      std::lock_guard lk(impl_->mu);
       if (impl_->stopping) return;
-      continue;
+      impl_->client_fd = sock.native_handle();
     }
-    // A client that sends nothing must not hold the only thread.
-    const timeval tv{2, 0};
-    ::setsockopt(sock.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    ::setsockopt(sock.native_handle(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-    boost::beast::flat_buffer buf;
-    http::request<http::string_body> req;
-    http::read(sock, buf, req, ec);
-    if (ec) continue;
-    http::response<http::string_body> res{http::status::ok, req.version()};
-    res.keep_alive(false);
-    const auto target = req.target();
-    if (req.method() != http::verb::get && req.method() != http::verb::head) {
-      res.result(http::status::method_not_allowed);
-      res.body() = "GET only\n";
-    } else if (target == "/metrics") {
-      res.set(http::field::content_type, "text/plain; version=0.0.4; charset=utf-8");
-      res.body() = metrics_.render();
-    } else if (target == "/healthz") {
-      const bool ok = healthy_();
-      res.result(ok ? http::status::ok : http::status::service_unavailable);
-      res.body() = ok ? "ok\n" : "not serving\n";
-    } else {
-      res.result(http::status::not_found);
-      res.body() = "/metrics or /healthz\n";
-    }
-    res.prepare_payload();
-    http::write(sock, res, ec);
-    sock.shutdown(boost::asio::ip::tcp::socket::shutdown_both, ec);
+    answer(sock, metrics_, healthy_);
+    std::lock_guard lk(impl_->mu);
+    impl_->client_fd = -1;
+    sock.close(ec);  // under the lock: the destructor never shuts down a reused descriptor
   }
 }
 

@@ -16,7 +16,9 @@
 #include <csignal>
 #include <cstring>
 #include <fstream>
+#include <future>
 #include <sstream>
+#include <thread>
 
 #include "deviceplugin/registration.h"
 #include "topology/discover.h"
@@ -26,6 +28,11 @@ namespace {
 
 namespace topo = railyard::topology;
 using namespace std::chrono_literals;
+
+// The kubelet answers Register in milliseconds; these bound how long a missing or wedged one
+// holds the loop, and how soon an unregistered resource is tried again.
+constexpr std::chrono::milliseconds kRegisterTimeout = 1s;
+constexpr int64_t kRetryMs = 1000;
 
 int64_t now_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -121,7 +128,7 @@ Plugin::Plugin(PluginOptions options)
     : opt_(std::move(options)), sysfs_(topo::sysfs_root_from(opt_.sysfs_root)) {}
 
 Plugin::~Plugin() {
-  for (auto& [name, s] : servers_) s->stop();
+  stop_all();
   if (ino_ >= 0) ::close(ino_);
 }
 
@@ -172,6 +179,7 @@ void Plugin::apply(View v) {
   checker_ = std::make_unique<HealthChecker>(sysfs_, *view_.node, view_.pools.pools);
   health_ = checker_->check();
   std::map<std::string, bool> wanted;
+  std::vector<ResourceServer*> to_register;
   for (const auto& pool : view_.pools.pools) {
     wanted[pool.resource] = true;
     auto snap = std::make_shared<Snapshot>(
@@ -186,9 +194,10 @@ void Plugin::apply(View v) {
       slot->start();  // serve first, then register
       spdlog::info("serving {} ({} devices) on {}", pool.resource, pool.devices.size(),
                    slot->socket_path().string());
-      register_one(*slot);
+      to_register.push_back(slot.get());
     }
   }
+  register_servers(to_register);
   for (auto it = servers_.begin(); it != servers_.end();) {
     if (wanted.count(it->first)) {
       ++it;
@@ -236,26 +245,52 @@ void Plugin::health_pass() {
 }
 
 void Plugin::register_one(ResourceServer& s) {
+  register_servers({&s});
+}
+
+void Plugin::register_servers(const std::vector<ResourceServer*>& list) {
+  if (list.empty()) return;
   const auto kubelet = opt_.kubelet_dir / kKubeletSocket;
   struct stat st {};
   if (::stat(kubelet.c_str(), &st) != 0) {
-    registered_[s.resource()] = false;
-    spdlog::info("{}: no kubelet yet at {}; registering when it appears", s.resource(),
-                 kubelet.string());
+    for (auto* s : list) {
+      registered_[s->resource()] = false;
+      spdlog::info("{}: no kubelet yet at {}; registering when it appears", s->resource(),
+                   kubelet.string());
+    }
     return;
   }
-  const std::string err = register_resource(kubelet, s.socket_name(), s.resource(), 2s);
-  registered_[s.resource()] = err.empty();
-  metrics_.count_registration(s.resource(), err.empty());
-  if (err.empty())
-    spdlog::info("registered {} (endpoint {})", s.resource(), s.socket_name());
-  else
-    spdlog::error("{}", err);
+  // All at once, each on its own channel: a kubelet that answers late holds the loop (and a
+  // SIGTERM behind it) for one timeout, not one per resource.
+  std::vector<std::future<std::string>> results;
+  for (auto* s : list)
+    results.push_back(std::async(std::launch::async, [&kubelet, s] {
+      return register_resource(kubelet, s->socket_name(), s->resource(), kRegisterTimeout);
+    }));
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string err = results[i].get();
+    const std::string& resource = list[i]->resource();
+    registered_[resource] = err.empty();
+    metrics_.count_registration(resource, err.empty());
+    if (err.empty())
+      spdlog::info("registered {} (endpoint {})", resource, list[i]->socket_name());
+    else
+      spdlog::error("{}", err);
+  }
 }
 
 void Plugin::register_all(bool only_unregistered) {
+  std::vector<ResourceServer*> list;
   for (auto& [name, s] : servers_)
-    if (!only_unregistered || !registered_[name]) register_one(*s);
+    if (!only_unregistered || !registered_[name]) list.push_back(s.get());
+  register_servers(list);
+}
+
+void Plugin::stop_all() {
+  // Each server waits for its streams to end; in parallel, the slowest sets the exit time.
+  std::vector<std::thread> stopping;
+  for (auto& [name, s] : servers_) stopping.emplace_back([&s = *s] { s.stop(); });
+  for (auto& t : stopping) t.join();
 }
 
 void Plugin::reload(const char* why) {
@@ -347,7 +382,7 @@ int Plugin::run(int signal_fd) {
           reload("SIGHUP");
         } else {
           spdlog::info("signal {}: stopping", static_cast<int>(si.ssi_signo));
-          for (auto& [name, s] : servers_) s->stop();
+          stop_all();
           return 0;
         }
       }
@@ -374,7 +409,7 @@ int Plugin::run(int signal_fd) {
       (void)!::read(timer.get(), &ticks, sizeof ticks);
       pass = true;
       if (vf_counts_changed()) reload("a PF's VF count changed");
-      if (now_ms() - last_retry > 5000) {
+      if (now_ms() - last_retry >= kRetryMs) {
         last_retry = now_ms();
         register_all(true);
       }

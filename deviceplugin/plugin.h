@@ -17,6 +17,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "deviceplugin/config.h"
 #include "deviceplugin/health.h"
@@ -70,6 +71,8 @@ class Plugin {
   void health_pass();
   void register_all(bool only_unregistered);
   void register_one(ResourceServer& s);
+  void register_servers(const std::vector<ResourceServer*>& list);
+  void stop_all();
   void reload(const char* why);
   void on_kubelet_dir_event(uint32_t mask, const std::string& name);
   bool config_changed();

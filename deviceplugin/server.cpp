@@ -215,7 +215,9 @@ void ResourceServer::stop() {
   }
   for (const auto& w : watchers) w->end();
   watchers.clear();
-  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
+  // Streams end at once unless a write is stuck on a kubelet that stopped reading; the
+  // deadline cancels whatever is left, so a DaemonSet rollout never waits on the kubelet.
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(500));
   server->Wait();
   {
     // Every reactor is done before the service they call into goes.

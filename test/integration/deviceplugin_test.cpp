@@ -1,11 +1,16 @@
 // railyard-device-plugin against a kubelet stand-in: registration, ListAndWatch, health pushes,
 // Allocate, GetPreferredAllocation, kubelet restarts, re-discovery, bad input, shutdown. The
 // plugin runs as a child process on generated sysfs fixtures, as the DaemonSet runs it.
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -69,6 +74,13 @@ struct Rig {
     std::replace(s.begin(), s.end(), '/', '_');
     return plugin_client(kubelet_dir / (s + ".sock"));
   }
+  // The metrics port the kernel chose, from the log.
+  std::string metrics_port() const {
+    const std::string log = plugin->log();
+    const auto at = log.find("/healthz on port ");
+    REQUIRE(at != std::string::npos);
+    return log.substr(at + 17, log.find('\n', at) - at - 17);
+  }
   // Replaces a sysfs file the way the kernel's value changes: all at once.
   void set_sysfs(const std::string& rel, const std::string& value) const {
     const fs::path p = fs::canonical(fx.sys(rel));
@@ -76,6 +88,12 @@ struct Rig {
     fs::rename(p.string() + ".new", p);
   }
 };
+
+size_t count_of(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
 
 std::map<std::string, std::pair<std::string, int>> by_id(const v1beta1::ListAndWatchResponse& r) {
   std::map<std::string, std::pair<std::string, int>> out;
@@ -455,21 +473,60 @@ TEST_CASE("concurrent Allocate calls are all served whole", "[deviceplugin]") {
     CHECK(fs::exists(rig.devinfo_dir / ("railyard.io-bundle-" + id + "-device.json")));
 }
 
-TEST_CASE("a kubelet restart: sockets deleted, kubelet.sock recreated, registered again within 1 s",
+TEST_CASE("20 kubelet restarts in a row: every resource registered again within 1 s, every time",
           "[deviceplugin]") {
   Rig rig;
   rig.start(3);
-  // What a restarting kubelet does: it goes away, wipes the directory, comes back.
-  rig.kubelet->stop();
-  for (const auto& e : fs::directory_iterator(rig.kubelet_dir)) fs::remove(e.path());
-  const auto t0 = std::chrono::steady_clock::now();
-  rig.kubelet = std::make_unique<FakeKubelet>(rig.kubelet_dir);
-  const auto regs = rig.kubelet->wait_for(3, 5s);
-  INFO(rig.plugin->log());
-  REQUIRE(regs.size() >= 3);
-  CHECK(std::chrono::steady_clock::now() - t0 < 1s);
-  for (const auto& r : regs) CHECK(fs::exists(rig.kubelet_dir / r.endpoint()));
+  REQUIRE(rig.kubelet->wait_for_streams(3, 5s) == 3);
+  for (int i = 0; i < 20; ++i) {
+    // What a restarting kubelet does: it goes away, wipes the directory, comes back, and dials
+    // back each plugin inside Register (GetDevicePluginOptions, then ListAndWatch).
+    rig.kubelet->stop();
+    for (const auto& e : fs::directory_iterator(rig.kubelet_dir)) fs::remove(e.path());
+    const auto t0 = std::chrono::steady_clock::now();
+    rig.kubelet = std::make_unique<FakeKubelet>(rig.kubelet_dir);
+    const auto regs = rig.kubelet->wait_for(3, 5s);
+    const auto took = std::chrono::steady_clock::now() - t0;
+    INFO("restart " << i << ": " << std::chrono::duration<double>(took).count() << " s\n"
+                    << rig.plugin->log());
+    REQUIRE(regs.size() >= 3);
+    CHECK(took < 1s);
+    CHECK(rig.kubelet->wait_for_streams(3, 2s) == 3);
+    for (const auto& r : regs) CHECK(fs::exists(rig.kubelet_dir / r.endpoint()));
+  }
   CHECK(first_list(rig.client("railyard.io/bundle")).devices_size() == 8);
+}
+
+TEST_CASE("a kubelet.sock that refuses at first, then a kubelet listening: registered within 1 s",
+          "[deviceplugin]") {
+  Rig rig;
+  rig.start(3);
+  for (int i = 0; i < 3; ++i) {
+    rig.kubelet->stop();
+    for (const auto& e : fs::directory_iterator(rig.kubelet_dir)) fs::remove(e.path());
+    // A socket that exists but does not listen yet: the plugin's registration is refused.
+    const fs::path sock = rig.kubelet_dir / "kubelet.sock";
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un sa{};
+    sa.sun_family = AF_UNIX;
+    std::strncpy(sa.sun_path, sock.c_str(), sizeof sa.sun_path - 1);
+    REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) == 0);
+    const size_t refusals = count_of(rig.plugin->log(), "registering railyard.io/bundle with");
+    const auto deadline = std::chrono::steady_clock::now() + 5s;
+    while (count_of(rig.plugin->log(), "registering railyard.io/bundle with") == refusals &&
+           std::chrono::steady_clock::now() < deadline)
+      std::this_thread::yield();  // waits on the plugin's log, bounded
+    ::close(fd);
+    fs::remove(sock);
+    const auto t0 = std::chrono::steady_clock::now();
+    rig.kubelet = std::make_unique<FakeKubelet>(rig.kubelet_dir);
+    const auto regs = rig.kubelet->wait_for(3, 5s);
+    const auto took = std::chrono::steady_clock::now() - t0;
+    INFO("round " << i << ": " << std::chrono::duration<double>(took).count() << " s\n"
+                  << rig.plugin->log());
+    REQUIRE(regs.size() >= 3);
+    CHECK(took < 1s);
+  }
 }
 
 TEST_CASE("the plugin serves its socket again when it is deleted alone", "[deviceplugin]") {
@@ -536,12 +593,47 @@ TEST_CASE("a changed config file, or SIGHUP, re-discovers without a restart", "[
   CHECK(first_list(rig.client("railyard.io/r0")).devices_size() == 4);
 }
 
-TEST_CASE("SIGTERM stops serving and removes every socket", "[deviceplugin]") {
+TEST_CASE("SIGTERM with the kubelet's ListAndWatch streams open: exit 0 within 2 s, sockets gone",
+          "[deviceplugin]") {
   Rig rig;
+  rig.metrics_addr = "127.0.0.1:0";  // on, as the DaemonSet runs it
   const auto regs = rig.start(3);
-  CHECK(rig.plugin->stop(SIGTERM, 5s) == 0);
+  // A scraper that connected and has sent nothing yet holds the metrics thread in a read.
+  const int scraper = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons(static_cast<uint16_t>(std::stoi(rig.metrics_port())));
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::connect(scraper, reinterpret_cast<sockaddr*>(&sa), sizeof sa) == 0);
+  // The kubelet holds one stream per resource (opened when it dialled back), and a second
+  // client holds more, as a kubelet that reconnected would.
+  REQUIRE(rig.kubelet->wait_for_streams(3, 5s) == 3);
+  std::vector<std::unique_ptr<Watch>> held;
+  for (const auto& r : regs) {
+    held.push_back(std::make_unique<Watch>(rig.client(r.resource_name()), 60s));
+    v1beta1::ListAndWatchResponse first;
+    REQUIRE(held.back()->next(first));
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  CHECK(rig.plugin->stop(SIGTERM, 2s) == 0);
+  INFO(rig.plugin->log());
+  CHECK(std::chrono::steady_clock::now() - t0 < 2s);
   for (const auto& r : regs) CHECK_FALSE(fs::exists(rig.kubelet_dir / r.endpoint()));
   CHECK(fs::exists(rig.kubelet_dir / "kubelet.sock"));  // the kubelet's own is left alone
+  // Every stream saw its end rather than hanging on.
+  for (auto& w : held) {
+    v1beta1::ListAndWatchResponse r;
+    CHECK_FALSE(w->next(r));
+  }
+  ::close(scraper);
+}
+
+TEST_CASE("SIGINT stops it the same way", "[deviceplugin]") {
+  Rig rig;
+  const auto regs = rig.start(3);
+  REQUIRE(rig.kubelet->wait_for_streams(3, 5s) == 3);
+  CHECK(rig.plugin->stop(SIGINT, 2s) == 0);
+  for (const auto& r : regs) CHECK_FALSE(fs::exists(rig.kubelet_dir / r.endpoint()));
 }
 
 TEST_CASE("bad configuration stops the start with a clear error", "[deviceplugin]") {
@@ -608,11 +700,7 @@ TEST_CASE("/metrics and /healthz", "[deviceplugin]") {
   Rig rig;
   rig.metrics_addr = "127.0.0.1:0";
   rig.start(3);
-  // The port the kernel chose is in the log.
-  const std::string log = rig.plugin->log();
-  const auto at = log.find("/healthz on port ");
-  REQUIRE(at != std::string::npos);
-  const std::string port = log.substr(at + 17, log.find('\n', at) - at - 17);
+  const std::string port = rig.metrics_port();
   v1beta1::AllocateResponse resp;
   REQUIRE(allocate(*rig.client("railyard.io/bundle"), {{kBundleIds[0], kBundleIds[1]}}, resp).ok());
   const auto metrics = run({"python3", "-c",

@@ -15,7 +15,14 @@ extern char** environ;
 
 namespace railyard::testing {
 
-FakeKubelet::FakeKubelet(const std::filesystem::path& dir) : socket_(dir / "kubelet.sock") {
+struct FakeKubelet::Stream {
+  std::unique_ptr<v1beta1::DevicePlugin::Stub> stub;
+  grpc::ClientContext ctx;
+  std::thread reader;
+};
+
+FakeKubelet::FakeKubelet(const std::filesystem::path& dir, bool dial_back)
+    : dir_(dir), socket_(dir / "kubelet.sock"), dial_back_(dial_back) {
   grpc::ServerBuilder b;
   b.AddListeningPort("unix:" + socket_.string(), grpc::InsecureServerCredentials());
   b.RegisterService(this);
@@ -32,15 +39,57 @@ void FakeKubelet::stop() {
   server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
   server_->Wait();
   server_.reset();
+  std::vector<std::unique_ptr<Stream>> streams;
+  {
+    std::lock_guard lk(mu_);
+    streams.swap(streams_);
+  }
+  for (auto& s : streams) {
+    s->ctx.TryCancel();
+    s->reader.join();
+  }
   std::filesystem::remove(socket_);
 }
 
 grpc::Status FakeKubelet::Register(grpc::ServerContext*, const v1beta1::RegisterRequest* req,
                                    v1beta1::Empty*) {
+  if (dial_back_) {
+    auto stream = std::make_unique<Stream>();
+    stream->stub = plugin_client(dir_ / req->endpoint());
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(2));
+    v1beta1::DevicePluginOptions options;
+    const auto st = stream->stub->GetDevicePluginOptions(&ctx, v1beta1::Empty{}, &options);
+    if (!st.ok())
+      return {grpc::StatusCode::UNKNOWN,
+              "cannot dial back " + req->endpoint() + ": " + st.error_message()};
+    auto* raw = stream.get();
+    raw->reader = std::thread([this, raw] {
+      auto reader = raw->stub->ListAndWatch(&raw->ctx, v1beta1::Empty{});
+      v1beta1::ListAndWatchResponse r;
+      bool first = true;
+      while (reader->Read(&r)) {
+        if (!first) continue;
+        first = false;
+        std::lock_guard lk(mu_);
+        ++streams_listed_;
+        cv_.notify_all();
+      }
+      reader->Finish();
+    });
+    std::lock_guard lk(mu_);
+    streams_.push_back(std::move(stream));
+  }
   std::lock_guard lk(mu_);
   got_.push_back(*req);
   cv_.notify_all();
   return grpc::Status::OK;
+}
+
+size_t FakeKubelet::wait_for_streams(size_t n, std::chrono::milliseconds timeout) {
+  std::unique_lock lk(mu_);
+  cv_.wait_for(lk, timeout, [&] { return streams_listed_ >= n; });
+  return streams_listed_;
 }
 
 std::vector<v1beta1::RegisterRequest> FakeKubelet::wait_for(size_t n,

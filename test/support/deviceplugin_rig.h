@@ -13,15 +13,19 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "deviceplugin/api/deviceplugin.grpc.pb.h"
 
 namespace railyard::testing {
 
+// Like a real kubelet, by default it dials back inside Register: GetDevicePluginOptions on the
+// plugin's endpoint (Register fails when that fails, as older kubelets do), then a ListAndWatch
+// stream held open until the kubelet stops.
 class FakeKubelet final : public v1beta1::Registration::Service {
  public:
-  explicit FakeKubelet(const std::filesystem::path& dir);
+  explicit FakeKubelet(const std::filesystem::path& dir, bool dial_back = true);
   ~FakeKubelet() override;
   void stop();  // shuts down and removes kubelet.sock, as a kubelet going away does
 
@@ -31,13 +35,19 @@ class FakeKubelet final : public v1beta1::Registration::Service {
   // Waits until `n` registrations in total have arrived; returns them all (fewer on timeout).
   std::vector<v1beta1::RegisterRequest> wait_for(size_t n, std::chrono::milliseconds timeout);
   std::vector<v1beta1::RegisterRequest> received();
+  // Waits until `n` ListAndWatch streams opened by dialling back got their first list.
+  size_t wait_for_streams(size_t n, std::chrono::milliseconds timeout);
 
  private:
-  std::filesystem::path socket_;
+  struct Stream;
+  std::filesystem::path dir_, socket_;
+  bool dial_back_;
   std::unique_ptr<grpc::Server> server_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::vector<v1beta1::RegisterRequest> got_;
+  std::vector<std::unique_ptr<Stream>> streams_;
+  size_t streams_listed_ = 0;
 };
 
 // railyard-device-plugin as a child, its stdout and stderr in `log`. The destructor ends it
