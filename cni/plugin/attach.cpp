@@ -9,6 +9,7 @@
 
 #include "cni/plugin/config.h"
 #include "cni/plugin/device.h"
+#include "cni/plugin/failpoint.h"
 #include "cni/plugin/ipam.h"
 #include "cni/plugin/link.h"
 #include "cni/plugin/rdma_netns.h"
@@ -271,6 +272,7 @@ json cmd_add(const Request& req) {
         store.save(st);
         undo.push("restore VF settings",
                   [&] { restore_vf(host_sk, dev.pf_netdev, dev.vf_number, st.vf_original); });
+        failpoint("vf-settings");
       } catch (const CniError& e) {
         // A MAC alone still reaches the pod interface below; anything else needs the PF.
         if (conf.vf.any_besides_mac()) throw;
@@ -282,6 +284,7 @@ json cmd_add(const Request& req) {
     const Fd host(std::string("/proc/self/ns/net"));
     netlink_step([&] { change_link(host_sk, dev.netdev, {.up = false, .netns_fd = pod.get()}); });
     undo.push("return the device", [&] { give_back(st); });
+    failpoint("move");
     if (!dev.rdma.empty() && rdma_netns_mode() == RdmaNetnsMode::kExclusive) {
       move_rdma_device(dev.rdma, pod.get());  // give_back() moves it home again
       st.rdma_device = dev.rdma;
@@ -293,15 +296,20 @@ json cmd_add(const Request& req) {
       sbr::in_netns(env.netns, [&] {
         sbr::RouteSocket sk;
         change_link(sk, dev.netdev, {.name = env.ifname});
+        failpoint("rename");
         if (conf.mtu) change_link(sk, env.ifname, {.mtu = *conf.mtu});
+        failpoint("mtu");
         if (!conf.mac.empty()) change_link(sk, env.ifname, {.mac = conf.mac});
+        failpoint("mac");
         if (conf.arp_sysctls) {
           const std::string base = "/proc/sys/net/ipv4/conf/" + env.ifname + "/";
           write_sysctl(base + "arp_ignore", "1");
           write_sysctl(base + "arp_announce", "2");
           write_sysctl(base + "rp_filter", "0");
         }
+        failpoint("sysctls");
         change_link(sk, env.ifname, {.up = true});
+        failpoint("up");
         mac = find_link(sk, env.ifname)->mac;
       });
     });
@@ -312,6 +320,7 @@ json cmd_add(const Request& req) {
     if (!ipam.is_null()) {
       const Result got = parse_result(ipam_exec("ADD", env, st.ipam));
       undo.push("release the IPAM allocation", [&] { ipam_exec("DEL", env, st.ipam); });
+      failpoint("ipam");
       for (auto ip : got.ips) {
         ip.interface = 0;
         result.ips.push_back(ip);
@@ -319,24 +328,30 @@ json cmd_add(const Request& req) {
       result.routes = got.routes;
       result.dns = got.dns;
     }
+    // Recorded before the routing exists: the rollback and DEL remove what the result and the
+    // table name, also after a crash half-way through.
+    st.result = to_json(result, "1.1.0");
     netlink_step([&] {
       sbr::in_netns(env.netns, [&] {
         sbr::RouteSocket sk;
         const int ifindex = find_link(sk, env.ifname)->index;
         for (const auto& ip : result.ips) add_address(sk, ifindex, ip.address);
         for (const auto& rt : result.routes) add_route(sk, ifindex, rt);
+        failpoint("addresses");
         if (conf.sbr && !result.ips.empty()) {
           st.table =
               dev.rail >= 0 ? conf.table_base + dev.rail : sbr::find_free_table(conf.table_base);
           st.priority =
               conf.priority_base + (dev.rail >= 0 ? dev.rail : st.table - conf.table_base);
+          store.save(st);
           sbr::apply(sbr_plan(result, env.ifname, st.table, st.priority));
+          failpoint("sbr");
         }
       });
     });
-    st.result = to_json(result, "1.1.0");
     st.complete = true;
     store.save(st);
+    failpoint("state");
     spdlog::info("ADD {}/{}: {} ({}) rail {} -> {}", env.container_id, env.ifname, dev.netdev,
                  dev.pci, dev.rail, env.ifname);
     return to_json(result, req.version);

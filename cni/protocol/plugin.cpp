@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <cctype>
 #include <iostream>
 #include <iterator>
 
@@ -52,14 +53,29 @@ Request parse_request(const Env& env, const std::string& stdin_text, json& confi
                    std::string(to_string(env.command)) + " needs cniVersion 1.1.0 or later");
   if (config_out.contains("type") && !config_out["type"].is_string())
     throw CniError(kInvalidConfig, "'type' must be a string");
-  if (config_out.contains("name") && !config_out["name"].is_string())
-    throw CniError(kInvalidConfig, "'name' must be a string");
+  // The spec requires a name; IPAM plugins key their state by it (host-local's dataDir/<name>),
+  // so a missing or path-like one is refused here, before anything is touched.
+  if (!config_out.contains("name") || config_out["name"].is_null())
+    throw CniError(kInvalidConfig, "network configuration has no 'name'");
+  if (!config_out["name"].is_string()) throw CniError(kInvalidConfig, "'name' must be a string");
+  if (!valid_network_name(config_out["name"].get<std::string>()))
+    throw CniError(kInvalidConfig,
+                   "'name' '" + config_out["name"].get<std::string>() +
+                       "' is not a network name (a letter or digit, then letters, digits, '_', "
+                       "'.', '-')");
   if (config_out.contains("prevResult") && !config_out["prevResult"].is_null())
     req.prev_result = parse_result(config_out["prevResult"]);
   return req;
 }
 
 }  // namespace
+
+bool valid_network_name(const std::string& name) {
+  if (name.empty() || !std::isalnum(static_cast<unsigned char>(name[0]))) return false;
+  for (unsigned char c : name)
+    if (!std::isalnum(c) && c != '_' && c != '.' && c != '-') return false;
+  return true;
+}
 
 int plugin_main(const std::string& name, const Handlers& handlers, std::istream& in,
                 std::ostream& out, const Getenv& getenv) {

@@ -29,6 +29,9 @@ struct Handlers {
   std::function<void(const Request&)> gc;      // optional: nothing to collect
 };
 
+// The spec's network name: a letter or digit, then letters, digits, '_', '.', '-'.
+bool valid_network_name(const std::string& name);
+
 // Returns the process exit code: 0, or 1 after printing an error object.
 int plugin_main(const std::string& name, const Handlers& handlers, std::istream& in,
                 std::ostream& out, const Getenv& getenv);

@@ -245,6 +245,67 @@ TEST_CASE("a failure at each ADD step leaves the node and the pod as they were",
   }
 }
 
+TEST_CASE("a fault after every ADD step: the device exactly as it was (ip -d link), both ends",
+          "[cni][netns]") {
+  CniRig rig(1);
+  TestNetns pod("pod");
+  // The VF stand-in is up with carrier (its peer is up): the state a rollback must bring back.
+  const json vf_before = CniRig::link_detail(rig.node, "ryvf0");
+  const json peer_before = CniRig::link_detail(*rig.peers[0], "eth0");
+  REQUIRE(vf_before["operstate"] == "UP");
+  REQUIRE(std::find(vf_before["flags"].begin(), vf_before["flags"].end(), "LOWER_UP") !=
+          vf_before["flags"].end());
+  const std::string node_before = rig.node_links(), pod_before = CniRig::snapshot(pod);
+  json cfg = rig.config(0);
+  cfg["mtu"] = 1400;  // every step does something
+  cfg["mac"] = "02:11:22:33:44:55";
+  for (const std::string step :
+       {"move", "rename", "mtu", "mac", "sysctls", "up", "ipam", "addresses", "sbr", "state"}) {
+    INFO("fault after " << step);
+    auto r = rig.cni_at("ADD", pod.path(), "net1", cfg, "ctr1", "/usr/lib/cni",
+                        {{"RAILYARD_CNI_FAILPOINT", step}});
+    INFO(r.out << r.err);
+    CHECK(code_of(r) == 999);
+    CHECK_THAT(r.out, Catch::Contains("injected fault after " + step));
+    // Carrier comes back when the kernel sees both ends up again: wait for it, bounded.
+    json vf_after, peer_after;
+    for (int i = 0; i < 200; ++i) {
+      vf_after = CniRig::link_detail(rig.node, "ryvf0");
+      peer_after = CniRig::link_detail(*rig.peers[0], "eth0");
+      if (vf_after == vf_before && peer_after == peer_before) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    CHECK(vf_after.dump(1) == vf_before.dump(1));
+    CHECK(peer_after.dump(1) == peer_before.dump(1));
+    CHECK(rig.node_links() == node_before);
+    CHECK(CniRig::snapshot(pod) == pod_before);
+    CHECK(files_in(rig.state_dir()) == 0);
+    CHECK(ipam_allocations(rig) == 0);
+  }
+  // And the same device attaches cleanly afterwards.
+  auto r = rig.cni("ADD", pod, "net1", cfg);
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(rig.cni("DEL", pod, "net1", cfg).exit_code == 0);
+}
+
+TEST_CASE("a config without a name touches nothing: the device keeps its carrier", "[cni][netns]") {
+  CniRig rig(1);
+  TestNetns pod("pod");
+  const json vf_before = CniRig::link_detail(rig.node, "ryvf0");
+  const std::string pod_before = CniRig::snapshot(pod);
+  json cfg = rig.config(0);
+  cfg.erase("name");
+  auto r = rig.cni("ADD", pod, "net1", cfg);
+  INFO(r.out << r.err);
+  CHECK(code_of(r) == 7);
+  CHECK_THAT(r.out, Catch::Contains("network configuration has no 'name'"));
+  CHECK(CniRig::link_detail(rig.node, "ryvf0") == vf_before);
+  CHECK(CniRig::snapshot(pod) == pod_before);
+  CHECK(files_in(rig.state_dir()) == 0);
+  CHECK(!fs::exists(rig.ipam_dir()));
+}
+
 TEST_CASE("killed in the middle of ADD, then DEL: everything is back", "[cni][netns]") {
   CniRig rig(1);
   TestNetns pod("pod");

@@ -81,16 +81,24 @@ RunResult CniRig::cni(const std::string& command, const TestNetns& pod, const st
 
 RunResult CniRig::cni_at(const std::string& command, const std::string& netns_path,
                          const std::string& ifname, const json& config,
-                         const std::string& container, const std::string& cni_path) const {
-  return run({"ip", "netns", "exec", node.name(), RAILYARD_BIN_DIR "/railyard-cni"},
-             {{"CNI_COMMAND", command},
-              {"CNI_CONTAINERID", container},
-              {"CNI_NETNS", netns_path},
-              {"CNI_IFNAME", ifname},
-              {"CNI_PATH", cni_path},
-              {"RAILYARD_SYSFS_ROOT", (dir.path() / "root").string()},
-              {"RAILYARD_RAILS_FILE", (dir.path() / "rails.json").string()}},
+                         const std::string& container, const std::string& cni_path,
+                         const std::map<std::string, std::string>& extra_env) const {
+  std::map<std::string, std::string> env = {
+      {"CNI_COMMAND", command},
+      {"CNI_CONTAINERID", container},
+      {"CNI_NETNS", netns_path},
+      {"CNI_IFNAME", ifname},
+      {"CNI_PATH", cni_path},
+      {"RAILYARD_SYSFS_ROOT", (dir.path() / "root").string()},
+      {"RAILYARD_RAILS_FILE", (dir.path() / "rails.json").string()}};
+  env.insert(extra_env.begin(), extra_env.end());
+  return run({"ip", "netns", "exec", node.name(), RAILYARD_BIN_DIR "/railyard-cni"}, env,
              config.dump());
+}
+
+json CniRig::link_detail(const TestNetns& ns, const std::string& name) {
+  const json links = json::parse(ns.ip("-d -j link show dev " + name));
+  return links.at(0);
 }
 
 std::string CniRig::node_links() const {

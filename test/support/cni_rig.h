@@ -5,6 +5,7 @@
 // switch), owning 10.10.<k>.1/24 and 10.99.0.1.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -35,13 +36,17 @@ class CniRig {
   RunResult cni(const std::string& command, const TestNetns& pod, const std::string& ifname,
                 const nlohmann::json& config, const std::string& container = "ctr1",
                 const std::string& cni_path = "/usr/lib/cni") const;
-  // The same with a namespace path that may no longer exist.
+  // The same with a namespace path that may no longer exist, and extra environment.
   RunResult cni_at(const std::string& command, const std::string& netns_path,
                    const std::string& ifname, const nlohmann::json& config,
                    const std::string& container = "ctr1",
-                   const std::string& cni_path = "/usr/lib/cni") const;
+                   const std::string& cni_path = "/usr/lib/cni",
+                   const std::map<std::string, std::string>& extra_env = {}) const;
   // Links of the node namespace: "name mtu mac state" per line, sorted.
   std::string node_links() const;
+  // `ip -d -j link show dev NAME` in a namespace: everything the kernel reports of one link
+  // (name, flags incl. LOWER_UP = carrier, operstate, MTU, MAC, ifindex, queues, link kind).
+  static nlohmann::json link_detail(const TestNetns& ns, const std::string& name);
   // Everything in a namespace that a plugin could leave behind.
   static std::string snapshot(const TestNetns& ns);
 };

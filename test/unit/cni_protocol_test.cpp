@@ -185,16 +185,28 @@ TEST_CASE("plugin_main: VERSION, dispatch, error objects on stdout", "[cni][prot
   CHECK(json::parse(out)["code"] == kDecodeFailure);
   std::tie(rc, out) = call(kAdd, R"({"cniVersion": "1.0.0", "type": 7})");
   CHECK(json::parse(out)["code"] == kInvalidConfig);
+  // The spec requires a name; host-local keys its files by it, so a path is refused too.
+  std::tie(rc, out) = call(kAdd, R"({"cniVersion": "1.0.0", "type": "t"})");
+  CHECK(json::parse(out)["code"] == kInvalidConfig);
+  CHECK(json::parse(out)["msg"] == "network configuration has no 'name'");
+  for (const char* bad : {R"("")", R"("../etc")", R"("-x")", R"("a b")", "7"}) {
+    std::tie(rc, out) =
+        call(kAdd, std::string(R"({"cniVersion": "1.0.0", "type": "t", "name": )") + bad + "}");
+    INFO(bad);
+    CHECK(json::parse(out)["code"] == kInvalidConfig);
+  }
+  std::tie(rc, out) = call(kAdd, R"({"cniVersion": "1.0.0", "type": "t", "name": "Rail_0.a-b"})");
+  CHECK(rc == 0);
   auto check = kAdd;
   check["CNI_COMMAND"] = "CHECK";
-  std::tie(rc, out) = call(check, R"({"cniVersion": "0.3.1"})");
+  std::tie(rc, out) = call(check, R"({"cniVersion": "0.3.1", "name": "n"})");
   CHECK(json::parse(out)["code"] == kIncompatibleVersion);
   auto status = kAdd;
   status["CNI_COMMAND"] = "STATUS";
   std::tie(rc, out) = call(status, R"({"cniVersion": "1.0.0"})");
   CHECK(json::parse(out)["code"] == kIncompatibleVersion);
-  std::tie(rc, out) = call(status, R"({"cniVersion": "1.1.0"})");
+  std::tie(rc, out) = call(status, R"({"cniVersion": "1.1.0", "name": "n"})");
   CHECK(rc == 0);
   CHECK(out.empty());
-  CHECK(adds == 1);
+  CHECK(adds == 2);
 }

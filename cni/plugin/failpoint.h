@@ -1,0 +1,12 @@
+// Fault injection for the rollback tests: with RAILYARD_CNI_FAILPOINT=<step> in its environment,
+// ADD fails right after that step has changed the system, so a test can prove that a failure
+// at every step leaves the device, the pod and the state exactly as they were. Unset (as a
+// runtime runs the plugin), a failpoint costs one getenv.
+#pragma once
+
+namespace railyard::cni {
+
+// Throws CniError(kInternal, "injected fault after <step>") when the variable names `step`.
+void failpoint(const char* step);
+
+}  // namespace railyard::cni
