@@ -57,8 +57,8 @@ Config Config::parse(const json& j) {
   if (!b.is_object()) throw ConfigError("benchmark must be an object");
   known(b, "benchmark",
         {"command", "args", "perRail", "allRails", "largeMessageBytes", "minBusbwGbps",
-         "minFractionOfLineRate", "minFractionOfMedianRail", "allRailsMinBusbwGbps", "repeats",
-         "timeoutSeconds", "env"});
+         "minFractionOfLineRate", "minFractionOfMedianRail", "allRailsMinBusbwGbps",
+         "allRailsScale", "allRailsMinFraction", "repeats", "timeoutSeconds", "env"});
   auto& bm = c.benchmark;
   bm.command = get<std::string>(b, "command", "benchmark").value_or("");
   bm.args =
@@ -71,6 +71,12 @@ Config Config::parse(const json& j) {
   bm.min_fraction_of_median_rail =
       get<double>(b, "minFractionOfMedianRail", "benchmark").value_or(0.9);
   bm.all_rails_min_busbw_gbps = get<double>(b, "allRailsMinBusbwGbps", "benchmark");
+  bm.all_rails_scale = get<std::string>(b, "allRailsScale", "benchmark").value_or("rails");
+  if (bm.all_rails_scale != "rails" && bm.all_rails_scale != "one")
+    throw ConfigError("benchmark.allRailsScale must be rails or one");
+  bm.all_rails_min_fraction = get<double>(b, "allRailsMinFraction", "benchmark").value_or(0.75);
+  if (bm.all_rails_min_fraction < 0 || bm.all_rails_min_fraction > 1)
+    throw ConfigError("benchmark.allRailsMinFraction must be from 0 to 1");
   bm.repeats = get<int>(b, "repeats", "benchmark").value_or(2);
   if (bm.repeats < 1) throw ConfigError("benchmark.repeats must be at least 1");
   bm.timeout_seconds = get<int>(b, "timeoutSeconds", "benchmark").value_or(600);

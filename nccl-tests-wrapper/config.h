@@ -10,6 +10,11 @@
 //                  "minFractionOfLineRate": 0.75,       // per-rail floor vs port rate (bytes/s)
 //                  "minFractionOfMedianRail": 0.9,      // vs the median rail
 //                  "allRailsMinBusbwGbps": 300,
+//                  "allRailsScale": "rails",            // what all rails should move vs one:
+//                                                       // "rails" = rail count x the median rail
+//                                                       // (one rank drives every rail), "one" =
+//                                                       // the median rail (one GPU per rail)
+//                  "allRailsMinFraction": 0.75,         // of that
 //                  "repeats": 2,                        // a failing rail is re-run up to this
 //                  often "timeoutSeconds": 600, "env": {"NCCL_DEBUG": "WARN"}}}
 // gpuDirect: "off", "warn" or "require" nvidia_peermem (or dma-buf support) on the node.
@@ -46,6 +51,8 @@ struct Benchmark {
   int64_t large_message_bytes = 256LL << 20;
   std::optional<double> min_busbw_gbps, min_fraction_of_line_rate, all_rails_min_busbw_gbps;
   double min_fraction_of_median_rail = 0.9;
+  std::string all_rails_scale = "rails";  // or "one"
+  double all_rails_min_fraction = 0.75;
   int repeats = 2;
   int timeout_seconds = 600;
   std::map<std::string, std::string> env;

@@ -29,9 +29,17 @@ bool is_integer(const std::string& t) {
 }
 
 // The column layout, from the header line "#  size  count  type  redop  root  time  algbw ...".
+// "# size count type redop ..." (2018 on) or "# bytes N type op ..." (2017-2019: time in ms,
+// the max error in `res`).
+bool is_results_header(const std::vector<std::string>& t) {
+  return t.size() > 2 && t[0] == "#" &&
+         ((t[1] == "size" && t[2] == "count") || (t[1] == "bytes" && t[2] == "N"));
+}
+
 struct Layout {
   bool has_root = false;
-  bool legacy = false;             // `error` instead of `#wrong`
+  bool legacy = false;             // `error` or `res` instead of `#wrong`
+  bool oldest = false;             // "bytes N type op": times in ms
   std::vector<std::string> group;  // one placement's columns: time, algbw, busbw, #wrong, ...
   bool valid() const { return !group.empty(); }
 };
@@ -39,8 +47,9 @@ struct Layout {
 Layout layout_of(const std::vector<std::string>& head) {
   Layout l;
   size_t i = 1;  // after "#"
-  if (head.size() < 6 || head[1] != "size" || head[2] != "count") return l;
-  i = 5;  // size count type redop
+  if (head.size() < 6 || !is_results_header(head)) return l;
+  l.oldest = head[1] == "bytes";
+  i = 5;  // size count type redop (bytes N type op)
   if (i < head.size() && head[i] == "root") {
     l.has_root = true;
     ++i;
@@ -50,7 +59,7 @@ Layout layout_of(const std::vector<std::string>& head) {
   for (size_t j = i; j < head.size(); ++j) {
     if (j > i && (head[j] == "time" || head[j] == "cputime")) break;
     l.group.push_back(head[j]);
-    if (head[j] == "error") l.legacy = true;
+    if (head[j] == "error" || head[j] == "res") l.legacy = true;
   }
   return l;
 }
@@ -61,30 +70,96 @@ Placement placement(const std::vector<std::string>& t, size_t at, const Layout& 
     const std::string& col = l.group[k];
     const auto v = number(t[at + k]);
     if (col == "time" || col == "cputime")
-      p.time_us = v;
+      p.time_us = v && l.oldest ? std::optional<double>(*v * 1000) : v;
     else if (col == "algbw")
       p.algbw = v;
     else if (col == "busbw")
       p.busbw = v;
-    else if (col == "#wrong" || col == "error")
+    else if (col == "#wrong" || col == "error" || col == "res")
       p.wrong = v;
   }
   return p;
 }
 
+// What launchers and log collectors put before each line, in any combination and order:
+//   mpirun --tag-output      "[1,0]<stdout>:"
+//   kubectl logs --prefix    "[pod/validate-0-abc/bench] "
+//   kubectl logs --timestamps "2026-12-03T13:14:12.123456789Z "
+//   srun -l                  "0: " (right-aligned: " 3: ", "12: ")
+//   MPICH -prepend-rank      "[0] "
 std::string strip_prefix(const std::string& line) {
-  // mpirun --tag-output: "[1,0]<stdout>:" ; also "[1,0]<stderr>:"
-  static const std::regex tag(R"(^\[\d+,\d+\]<std(out|err)>:\s?)");
-  return std::regex_replace(line, tag, "");
+  static const std::regex prefix(
+      R"(^(\[\d+,\d+\]<std(out|err)>:\s?|\[(pod|job|deployment|statefulset|daemonset)/[^\]\s]+\] |)"
+      R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d) |\s*\d+: |\[\d+\] ))");
+  std::string out = line;
+  for (int i = 0; i < 4; ++i) {
+    std::smatch m;
+    if (!std::regex_search(out, m, prefix)) break;
+    out = m.suffix();
+  }
+  return out;
+}
+
+// Where an NCCL log line starts ("host:pid:tid [dev] NCCL INFO ..."), or npos. nccl-tests
+// prints a row in several printf calls, so NCCL's threads can land one in the middle of a row.
+// The row's last field and the host name touch ("-1node-a:..."), so a host name that starts with
+// a letter is looked for first; then any, then the bare "NCCL INFO".
+size_t nccl_line_at(const std::string& line) {
+  if (line.find("NCCL ") == std::string::npos) return std::string::npos;
+  static const std::regex patterns[] = {
+      std::regex(R"([A-Za-z][\w.-]*:\d+:\d+ \[\d+\] NCCL (INFO|WARN|TRACE|ERROR|ABORT) )"),
+      std::regex(R"(\S+:\d+:\d+ \[\d+\] NCCL (INFO|WARN|TRACE|ERROR|ABORT) )"),
+      std::regex(R"(NCCL (INFO|WARN|TRACE|ERROR|ABORT) )")};
+  for (const auto& re : patterns) {
+    std::smatch m;
+    if (std::regex_search(line, m, re)) return static_cast<size_t>(m.position(0));
+  }
+  return std::string::npos;
+}
+
+// The complete objects of the "results" array of a JSON file that was cut short, as an array.
+json salvage_results(const std::string& text) {
+  const size_t key = text.find("\"results\"");
+  if (key == std::string::npos) return json::array();
+  const size_t open = text.find('[', key);
+  if (open == std::string::npos) return json::array();
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  size_t last_end = std::string::npos;
+  for (size_t i = open; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ']' || c == '}') {
+      if (--depth == 0) break;  // the array closed: not truncated inside it
+      if (depth == 1 && c == '}') last_end = i;
+    }
+  }
+  if (last_end == std::string::npos) return json::array();
+  json rows = json::parse(text.substr(open, last_end - open + 1) + "]", nullptr, false);
+  return rows.is_array() ? rows : json::array();
 }
 
 ParseResult parse_json(const std::string& text) {
   ParseResult r;
   r.format = "json";
   json j = json::parse(text, nullptr, false);
-  if (!j.is_object()) {
-    r.errors.push_back("JSON output is not a complete object (the run stopped while writing it)");
-    return r;
+  const bool cut_short = !j.is_object();
+  if (cut_short) {
+    j = json{{"results", salvage_results(text)}};
+    r.errors.push_back("JSON output is cut short after " + std::to_string(j["results"].size()) +
+                       " rows (the run stopped while writing it)");
   }
   auto placement_of = [](const json& o) -> std::optional<Placement> {
     if (!o.is_object()) return std::nullopt;
@@ -118,11 +193,76 @@ ParseResult parse_json(const std::string& text) {
   if (j.contains("average_bus_bandwidth") && j["average_bus_bandwidth"].is_object() &&
       j["average_bus_bandwidth"].contains("bandwidth"))
     r.avg_busbw = j["average_bus_bandwidth"]["bandwidth"].get<double>();
+  // A clean run writes "errors": [""]: an empty string is no error.
   for (const auto& e : j.value("errors", json::array()))
-    if (e.is_string()) r.errors.push_back(e.get<std::string>());
+    if (e.is_string() && !e.get<std::string>().empty()) r.errors.push_back(e.get<std::string>());
   r.complete = r.avg_busbw.has_value();
-  if (!r.complete) r.errors.push_back("no results summary: the run did not finish");
+  if (!r.complete && !cut_short) r.errors.push_back("no results summary: the run did not finish");
   return r;
+}
+
+}  // namespace
+
+namespace {
+
+bool row_start(const std::vector<std::string>& t) {
+  return !t.empty() && is_integer(t[0]) && (t.size() < 2 || is_integer(t[1]));
+}
+
+// A whole row in `t` (both placements, or the in-place one alone as trace replay prints), or
+// nothing when the line is not one.
+std::optional<Row> parse_row(const std::vector<std::string>& t, const Layout& layout) {
+  const size_t lead = layout.has_root ? 5 : 4;
+  if (!layout.valid() || !row_start(t) || t.size() < lead + layout.group.size())
+    return std::nullopt;
+  Row row;
+  row.size = std::stoll(t[0]);
+  row.count = std::stoll(t[1]);
+  row.type = t[2];
+  row.redop = t[3];
+  if (layout.has_root) row.root = std::atoi(t[4].c_str());
+  if (t.size() >= lead + 2 * layout.group.size()) {
+    row.out_of_place = placement(t, lead, layout);
+    row.in_place = placement(t, lead + layout.group.size(), layout);
+  } else {
+    row.in_place = placement(t, lead, layout);  // out-of-place left blank (trace replay)
+  }
+  return row;
+}
+
+void header_line(const std::string& line, const std::vector<std::string>& t, ParseResult& r,
+                 Layout& layout) {
+  static const std::regex version(R"(#\s*nccl-tests version\s+(\S+))");
+  static const std::regex starting(R"(#\s*Collective test starting:\s*(\S+))");
+  std::smatch m;
+  if (std::regex_search(line, m, version)) {
+    r.version = m[1];
+    r.format = "2025";
+  } else if (std::regex_search(line, m, starting)) {
+    r.collective = m[1];
+    r.format = "2025";
+  } else if (is_results_header(t)) {
+    layout = layout_of(t);
+    if (layout.oldest)
+      r.format = "2017";
+    else if (layout.legacy)
+      r.format = "legacy";
+  } else if (line.find("Out of bounds values") != std::string::npos) {
+    const size_t colon = line.find(':');
+    if (colon != std::string::npos) {
+      const auto v = tokens(line.substr(colon + 1));
+      if (!v.empty() && is_integer(v[0])) r.out_of_bounds = std::stoll(v[0]);
+    }
+  } else if (line.find("Avg bus bandwidth") != std::string::npos) {
+    const size_t colon = line.find(':');
+    if (colon != std::string::npos) {
+      const auto v = tokens(line.substr(colon + 1));
+      if (!v.empty()) r.avg_busbw = number(v[0]);
+    }
+    r.complete = true;
+  } else if (t.size() > 1 && t[1] == "error:") {
+    r.errors.push_back(line.substr(line.find("error:") + 7));
+  }
 }
 
 }  // namespace
@@ -134,43 +274,50 @@ ParseResult parse_nccl_tests(const std::string& text) {
   ParseResult r;
   r.format = "2021";
   Layout layout;
+  // The start of a row that other output cut off, waiting for its rest on the next line.
+  std::string pending;
+  int pending_line = 0, line_no = 0;
+  bool lost = false;
+  auto give_up_pending = [&] {
+    if (pending.empty()) return;
+    r.errors.push_back("line " + std::to_string(pending_line) +
+                       ": a results row cut short by other output: '" +
+                       pending.substr(pending.find_first_not_of(' ')) + "'");
+    lost = true;
+    pending.clear();
+  };
   std::istringstream in(text);
   for (std::string raw; std::getline(in, raw);) {
+    ++line_no;
     if (!raw.empty() && raw.back() == '\r') raw.pop_back();
     const std::string line = strip_prefix(raw);
+    if (const size_t at = nccl_line_at(line); at != std::string::npos) {
+      // Text before the NCCL line is the start of a row when it looks like one.
+      const std::string before = line.substr(0, at);
+      if (layout.valid() && row_start(tokens(before))) {
+        give_up_pending();
+        pending = before;
+        pending_line = line_no;
+      }
+      continue;
+    }
     const auto t = tokens(line);
     if (t.empty()) continue;
-    if (line.find("NCCL INFO") != std::string::npos || line.find("NCCL WARN") != std::string::npos)
-      continue;
-    if (t[0] == "#") {
-      static const std::regex version(R"(#\s*nccl-tests version\s+(\S+))");
-      static const std::regex starting(R"(#\s*Collective test starting:\s*(\S+))");
-      std::smatch m;
-      if (std::regex_search(line, m, version)) {
-        r.version = m[1];
-        r.format = "2025";
-      } else if (std::regex_search(line, m, starting)) {
-        r.collective = m[1];
-        r.format = "2025";
-      } else if (t.size() > 2 && t[1] == "size" && t[2] == "count") {
-        layout = layout_of(t);
-        if (layout.legacy) r.format = "legacy";
-      } else if (line.find("Out of bounds values") != std::string::npos) {
-        const size_t colon = line.find(':');
-        if (colon != std::string::npos) {
-          const auto v = tokens(line.substr(colon + 1));
-          if (!v.empty() && is_integer(v[0])) r.out_of_bounds = std::stoll(v[0]);
+    if (!pending.empty()) {
+      // A continuation starts with a time or bandwidth, never with a row's size and count.
+      if (!row_start(t)) {
+        if (auto row = parse_row(tokens(pending + line), layout)) {
+          r.rows.push_back(std::move(*row));
+          pending.clear();
+          continue;
         }
-      } else if (line.find("Avg bus bandwidth") != std::string::npos) {
-        const size_t colon = line.find(':');
-        if (colon != std::string::npos) {
-          const auto v = tokens(line.substr(colon + 1));
-          if (!v.empty()) r.avg_busbw = number(v[0]);
-        }
-        r.complete = true;
-      } else if (t.size() > 1 && t[1] == "error:") {
-        r.errors.push_back(line.substr(line.find("error:") + 7));
       }
+      give_up_pending();
+    }
+    // The oldest versions print the footer without its '#'.
+    if (t[0] == "#" || line.find("Avg bus bandwidth") != std::string::npos ||
+        line.find("Out of bounds values") != std::string::npos) {
+      header_line(line, t, r, layout);
       continue;
     }
     if (line.find("failure") != std::string::npos || line.find("error") != std::string::npos ||
@@ -178,27 +325,20 @@ ParseResult parse_nccl_tests(const std::string& text) {
       r.errors.push_back(line);  // "host: Test NCCL failure common.cu:954 'unhandled system error'"
       continue;
     }
-    if (!layout.valid() || !is_integer(t[0])) continue;
-    const size_t lead = layout.has_root ? 5 : 4;
-    if (t.size() < lead + layout.group.size() || !is_integer(t[1])) continue;
-    Row row;
-    row.size = std::stoll(t[0]);
-    row.count = std::stoll(t[1]);
-    row.type = t[2];
-    row.redop = t[3];
-    if (layout.has_root) row.root = std::atoi(t[4].c_str());
-    if (t.size() >= lead + 2 * layout.group.size()) {
-      row.out_of_place = placement(t, lead, layout);
-      row.in_place = placement(t, lead + layout.group.size(), layout);
+    if (!layout.valid() || !row_start(t)) continue;
+    if (auto row = parse_row(t, layout)) {
+      r.rows.push_back(std::move(*row));
     } else {
-      row.in_place = placement(t, lead, layout);  // out-of-place left blank (trace replay)
+      pending = line;  // its rest may follow on the next line
+      pending_line = line_no;
     }
-    r.rows.push_back(std::move(row));
   }
+  give_up_pending();
   if (!layout.valid())
     r.errors.push_back("no nccl-tests results header found");
   else if (!r.complete)
     r.errors.push_back("output ends before the summary: the run crashed or was killed");
+  if (lost) r.complete = false;
   return r;
 }
 

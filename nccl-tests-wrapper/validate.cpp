@@ -166,6 +166,25 @@ void run_judged(const Config& cfg, std::optional<double> line_rate, std::optiona
   run = best;
 }
 
+// The run across every rail against what the rails showed alone: with one rank per node driving
+// every rail (scale "rails") it should move about the rail count times the median rail; with one
+// GPU per rail (scale "one", nccl-tests' per-GPU busbw) about one median rail. A run across 8
+// rails that moves less than one rail is never a pass.
+void judge_against_rails(const Config& cfg, double median_rail, size_t rails, RunOutcome& run) {
+  if (!run.busbw || median_rail <= 0) return;
+  const bool scaled = cfg.benchmark.all_rails_scale == "rails";
+  const double basis = scaled ? median_rail * static_cast<double>(rails) : median_rail;
+  const double need = basis * cfg.benchmark.all_rails_min_fraction;
+  if (*run.busbw >= need) return;
+  const std::string of = scaled ? std::to_string(rails) + " x the median rail's " +
+                                      fmt(median_rail) + " GB/s (" + fmt(basis) + " GB/s)"
+                                : "the median rail's " + fmt(median_rail) + " GB/s";
+  run.problems.push_back("busbw " + fmt(*run.busbw) + " GB/s across " + std::to_string(rails) +
+                         " rails is " + fmt(*run.busbw / basis * 100) + "% of " + of +
+                         ", expected at least " + fmt(cfg.benchmark.all_rails_min_fraction * 100) +
+                         "%");
+}
+
 }  // namespace
 
 Report validate_node(const Config& cfg) {
@@ -195,7 +214,7 @@ Report validate_node(const Config& cfg) {
   node_checks(cfg, node, sysfs, report);
 
   if (!cfg.benchmark.command.empty()) {
-    std::string all_hca, all_gpus;
+    std::optional<double> median_rail;  // of the per-rail runs
     if (cfg.benchmark.per_rail) {
       for (size_t k = 0; k < node.rails.size(); ++k) {
         const topo::Nic& nic = node.nics[static_cast<size_t>(node.rails[k])];
@@ -215,10 +234,13 @@ Report validate_node(const Config& cfg) {
       std::vector<double> bws;
       for (const auto& r : report.runs)
         if (r.busbw) bws.push_back(*r.busbw);
-      if (bws.size() >= 2) {
+      if (!bws.empty()) {
         std::sort(bws.begin(), bws.end());
-        const double median = bws.size() % 2 ? bws[bws.size() / 2]
-                                             : (bws[bws.size() / 2 - 1] + bws[bws.size() / 2]) / 2;
+        median_rail = bws.size() % 2 ? bws[bws.size() / 2]
+                                     : (bws[bws.size() / 2 - 1] + bws[bws.size() / 2]) / 2;
+      }
+      if (bws.size() >= 2) {
+        const double median = *median_rail;
         for (auto& r : report.runs)
           if (r.busbw && *r.busbw < median * cfg.benchmark.min_fraction_of_median_rail)
             r.problems.push_back("busbw " + fmt(*r.busbw) + " GB/s is " +
@@ -237,6 +259,7 @@ Report validate_node(const Config& cfg) {
       for (const auto& g : node.gpus)
         run.cuda_visible_devices += (g.index ? "," : "") + std::to_string(g.index);
       run_judged(cfg, std::nullopt, cfg.benchmark.all_rails_min_busbw_gbps, run);
+      if (median_rail) judge_against_rails(cfg, *median_rail, node.rails.size(), run);
       report.runs.push_back(std::move(run));
     }
   }

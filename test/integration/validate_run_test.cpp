@@ -127,6 +127,49 @@ TEST_CASE("one slow rail: fail, exit 1, the rail named with both reasons", "[val
   CHECK_THAT(junit.str(), Catch::Contains("failures=\"1\""));
 }
 
+TEST_CASE("all rails judged against the rails alone: one slow rail drags it down, with the reason",
+          "[validate][run]") {
+  Node n;
+  // Rail 5 alone moves 30 GB/s; across all 8 the ring runs at the slowest rail's pace.
+  n.put("mlx5_9.txt", output(30.0));
+  n.put("all.txt", output(240.0));
+  json no_floor = {{"allRailsMinBusbwGbps", nullptr}};
+  auto r = n.validate(n.config(no_floor));
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 1);
+  const json all = n.run_named("all rails");
+  CHECK(all["ok"] == false);
+  CHECK(all["problems"] == json::array({"busbw 240.0 GB/s across 8 rails is 65.2% of 8 x the "
+                                        "median rail's 46.0 GB/s (368.0 GB/s), expected at "
+                                        "least 75.0%"}));
+  CHECK_THAT(r.out, Catch::Contains("65.2% of 8 x the median rail's 46.0 GB/s"));
+}
+
+TEST_CASE("all rails moving less than one rail fails even when every rail passes alone",
+          "[validate][run]") {
+  Node n;
+  n.put("all.txt", output(40.0));  // the demo's case: 8 rails together below one alone
+  SECTION("scale rails (one rank drives every rail)") {
+    auto r = n.validate(n.config({{"allRailsMinBusbwGbps", nullptr}}));
+    CHECK(r.exit_code == 1);
+    CHECK(n.run_named("rail 0 (mlx5_0)")["ok"] == true);
+    CHECK_THAT(n.run_named("all rails")["problems"][0].get<std::string>(),
+               Catch::Contains("is 10.9% of 8 x the median rail's 46.0 GB/s"));
+  }
+  SECTION("scale one (one GPU per rail, per-GPU busbw)") {
+    // Per GPU, 40 GB/s is 87% of a rail: enough. 30 GB/s is not.
+    auto r = n.validate(n.config({{"allRailsMinBusbwGbps", nullptr}, {"allRailsScale", "one"}}));
+    INFO(r.out);
+    CHECK(r.exit_code == 0);
+    n.put("all.txt", output(30.0));
+    r = n.validate(n.config({{"allRailsMinBusbwGbps", nullptr}, {"allRailsScale", "one"}}));
+    CHECK(r.exit_code == 1);
+    CHECK(n.run_named("all rails")["problems"] ==
+          json::array({"busbw 30.0 GB/s across 8 rails is 65.2% of the median rail's 46.0 GB/s, "
+                       "expected at least 75.0%"}));
+  }
+}
+
 TEST_CASE("#wrong elements fail the rail", "[validate][run]") {
   Node n;
   n.put("mlx5_4.txt", output(46.0, 2.0, 7));

@@ -1,6 +1,7 @@
 // railyard-validate parse on every generation of nccl-tests output, each field checked.
 #include <catch2/catch.hpp>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include "nccl-tests-wrapper/parse.h"
@@ -109,7 +110,142 @@ TEST_CASE("nccl-tests -J JSON output", "[validate][parse]") {
   CHECK(r.avg_busbw == Approx(240.11));
   auto truncated = parse_nccl_tests("{\"results\": [{\"size\": 8");
   CHECK(truncated.rows.empty());
-  CHECK_THAT(truncated.errors.at(0), Catch::Contains("not a complete object"));
+  CHECK_FALSE(truncated.complete);
+  CHECK_THAT(truncated.errors.at(0), Catch::Contains("cut short after 0 rows"));
+}
+
+TEST_CASE("-J JSON: errors [\"\"] is no error, and cut short it keeps its complete rows",
+          "[validate][parse]") {
+  std::ifstream in(std::string(RAILYARD_FIXTURES_DIR) + "/nccl-tests/result.json");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+  std::string clean = text;
+  clean.replace(clean.find("\"errors\": []"), 12, "\"errors\": [\"\"]");
+  auto r = parse_nccl_tests(clean);
+  CHECK(r.complete);
+  CHECK(r.errors.empty());
+  // Cut in the middle of the second row: the first survives whole.
+  const std::string cut = text.substr(0, text.find("\"in_place\": {\"time\": 4560.2"));
+  r = parse_nccl_tests(cut);
+  CHECK_FALSE(r.complete);
+  REQUIRE(r.rows.size() == 1);
+  check_placement(r.rows[0].out_of_place, 38.52, 27.22, 47.64, 0.0);
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0] == "JSON output is cut short after 1 rows (the run stopped while writing it)");
+}
+
+TEST_CASE("2017-2019 output: bytes/N/op header, times in ms, res, a footer without '#'",
+          "[validate][parse]") {
+  auto r = parse_sample("v2017.txt");
+  CHECK(r.format == "2017");
+  CHECK(r.complete);
+  CHECK(r.errors.empty());
+  REQUIRE(r.rows.size() == 2);
+  CHECK(r.rows[1].size == 1048576);
+  CHECK(r.rows[1].count == 262144);
+  CHECK(r.rows[1].redop == "sum");
+  CHECK_FALSE(r.rows[1].root);
+  check_placement(r.rows[1].out_of_place, 105.0, 9.99, 9.99, 1e-07);
+  check_placement(r.rows[1].in_place, 104.0, 10.08, 10.08, 1e-07);
+  CHECK(r.out_of_bounds == 0);
+  CHECK(r.avg_busbw == Approx(5.0175));
+}
+
+namespace {
+
+std::string sample_text(const std::string& name) {
+  std::ifstream in(std::string(RAILYARD_FIXTURES_DIR) + "/nccl-tests/" + name);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Every line of `text` with `prefix(line number)` in front, as a launcher or collector writes it.
+template <class F>
+std::string prefixed(const std::string& text, F prefix) {
+  std::istringstream in(text);
+  std::string out;
+  int n = 0;
+  for (std::string line; std::getline(in, line);) out += prefix(n++) + line + "\n";
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("launcher and log prefixes: kubectl logs, srun -l, MPICH -prepend-rank",
+          "[validate][parse]") {
+  const std::string plain = sample_text("v2021.txt");
+  const auto expected = to_json(parse_nccl_tests(plain));
+  REQUIRE(expected["rows"].size() == 3);
+  const std::vector<std::pair<std::string, std::function<std::string(int)>>> cases = {
+      {"kubectl logs --timestamps", [](int) { return "2026-12-03T13:14:12.123456789Z "; }},
+      {"kubectl logs --prefix", [](int) { return "[pod/validate-0-x7k2p/bench] "; }},
+      {"kubectl logs --prefix --timestamps",
+       [](int) { return "[pod/validate-0-x7k2p/bench] 2026-12-03T13:14:12.5+01:00 "; }},
+      {"srun -l", [](int) { return "0: "; }},
+      {"srun -l, 16 tasks", [](int n) { return n % 2 ? " 3: " : "12: "; }},
+      {"MPICH -prepend-rank", [](int) { return "[0] "; }},
+      {"mpirun --tag-output under kubectl --timestamps",
+       [](int) { return "2026-12-03T13:14:12Z [1,0]<stdout>:"; }},
+  };
+  for (const auto& [name, prefix] : cases) {
+    INFO(name);
+    const auto got = to_json(parse_nccl_tests(prefixed(plain, prefix)));
+    CHECK(got == expected);
+  }
+}
+
+TEST_CASE("an NCCL line inside a row: the row put back together", "[validate][parse]") {
+  // nccl-tests prints a row in several printf calls; NCCL's threads can write in between.
+  std::string text = sample_text("v2021.txt");
+  const std::string row_start = "    16777216       4194304     float     sum      -1";
+  const size_t at = text.find(row_start) + row_start.size();
+  text.insert(at, "node-a:6899:6950 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC/read\n");
+  auto r = parse_nccl_tests(text);
+  CHECK(r.complete);
+  CHECK(r.errors.empty());
+  REQUIRE(r.rows.size() == 3);
+  CHECK(r.rows[1].size == 16777216);
+  check_placement(r.rows[1].out_of_place, 148.9, 112.66, 197.16, 0.0);
+  check_placement(r.rows[1].in_place, 147.5, 113.74, 199.05, 0.0);
+  // Under srun -l, each piece carries its prefix.
+  r = parse_nccl_tests(prefixed(text, [](int) { return "0: "; }));
+  CHECK(r.complete);
+  CHECK(r.rows.size() == 3);
+}
+
+TEST_CASE("a row that cannot be put back: not complete, the line named", "[validate][parse]") {
+  std::string text = sample_text("v2021.txt");
+  const std::string row_start = "    16777216       4194304     float     sum      -1";
+  const size_t at = text.find(row_start) + row_start.size();
+  // The rest of the row never comes: the process printing it died mid-row.
+  const size_t eol = text.find('\n', at);
+  text.replace(at, eol - at, "node-a:6899:6950 [0] NCCL WARN NET/IB : Got completion with error");
+  auto r = parse_nccl_tests(text);
+  CHECK_FALSE(r.complete);
+  CHECK(r.rows.size() == 2);
+  REQUIRE_FALSE(r.errors.empty());
+  CHECK(r.errors[0] ==
+        "line 11: a results row cut short by other output: '16777216       4194304     float     "
+        "sum      -1'");
+  // Cut at the end of the output, the same.
+  text = sample_text("v2021.txt");
+  text = text.substr(0, text.find(row_start) + row_start.size());
+  r = parse_nccl_tests(text);
+  CHECK_FALSE(r.complete);
+  CHECK_THAT(r.errors.at(0), Catch::StartsWith("line 11: a results row cut short"));
+}
+
+TEST_CASE("a row broken by a bare newline is joined again", "[validate][parse]") {
+  std::string text = sample_text("v2021.txt");
+  const std::string row_start = "    16777216       4194304     float     sum      -1    148.9";
+  text.insert(text.find(row_start) + row_start.size(), "\n");
+  auto r = parse_nccl_tests(text);
+  CHECK(r.complete);
+  CHECK(r.errors.empty());
+  REQUIRE(r.rows.size() == 3);
+  check_placement(r.rows[1].out_of_place, 148.9, 112.66, 197.16, 0.0);
 }
 
 TEST_CASE("the JSON contract of railyard-validate parse", "[validate][parse]") {
