@@ -7,18 +7,24 @@ set -euo pipefail
 
 packages=(
   # toolchain
-  build-essential cmake ninja-build pkg-config clang clang-format libclang-rt-14-dev
+  build-essential cmake ninja-build pkg-config
   # libraries (static archives included where the CNI binaries need them)
   libnl-3-dev libnl-route-3-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
-  catch2 libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc libboost-dev
+  libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc libboost-dev
   libibverbs-dev librdmacm-dev rdma-core
 )
 test_packages=(
+  # tests, the fuzzer (clang's libFuzzer) and the format check
+  catch2 clang clang-format libclang-rt-14-dev
   # test and bench peers, kernel tools
   iproute2 procps containernetworking-plugins iperf3 openmpi-bin libopenmpi-dev libgloo-dev
   python3 nodejs
   # a real runtime for the CNI tests: libcni (Go, built offline with GO111MODULE=off)
   golang-go golang-github-appc-cni-dev
+  # the manifest test renders every kustomization
+  kubernetes-client
+  # scripts/image.sh: the image built offline (base from Debian's packages, buildah, chroot)
+  mmdebstrap buildah uidmap
 )
 build_only=${RAILYARD_BUILD_ONLY:-0}
 [ "$build_only" = 1 ] || packages+=("${test_packages[@]}")
