@@ -1,9 +1,11 @@
 #include "rdma/rails.h"
 
+#include <cstdlib>
 #include <stdexcept>
 #include <system_error>
 
 #include "rdma/socket.h"
+#include "topology/rdma.h"
 
 namespace railyard::rdma {
 
@@ -31,19 +33,20 @@ std::vector<std::string> rail_entries(const std::string& flag, const char* nccl_
 }
 
 std::string resolve_rail(const std::string& entry, const std::filesystem::path& sysfs_root) {
-  namespace fs = std::filesystem;
+  const topology::Sysfs sysfs(sysfs_root);
   std::string name = entry;
-  const auto colon = name.find(':');
-  std::error_code ec;
-  if (colon != std::string::npos) {
-    const fs::path dev = sysfs_root / "sys/class/infiniband" / name.substr(0, colon);
-    if (fs::exists(dev, ec)) name = name.substr(0, colon);  // "mlx5_3:1": the device
+  int port = 1;
+  if (const auto colon = name.find(':'); colon != std::string::npos) {
+    if (sysfs.open_dir(sysfs.sys("class/infiniband/" + name.substr(0, colon)))) {
+      port = std::atoi(name.c_str() + colon + 1);  // "mlx5_3:1": the device and its port
+      name = name.substr(0, colon);
+    }
   }
-  const fs::path net = sysfs_root / "sys/class/infiniband" / name / "device/net";
-  if (fs::is_directory(net, ec)) {
-    for (const auto& e : fs::directory_iterator(net, ec))
-      return rail_address(e.path().filename().string());
-    throw NetError("RDMA device '" + name + "' has no netdev in this network namespace");
+  if (sysfs.open_dir(sysfs.sys("class/infiniband/" + name))) {
+    const std::string netdev = topology::rdma_netdev(sysfs, name, port > 0 ? port : 1);
+    if (netdev.empty())
+      throw NetError("RDMA device '" + name + "' has no netdev in this network namespace");
+    return rail_address(netdev);
   }
   return rail_address(name);
 }

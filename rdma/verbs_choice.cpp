@@ -80,7 +80,7 @@ int path_mtu(int local, int remote) {
 
 std::optional<topology::RdmaPort> read_rdma_port(const topology::Sysfs& sysfs,
                                                  const std::string& device, int port) {
-  auto dir = sysfs.open_dir(sysfs.sys("class/infiniband/" + device + "/device"));
+  auto dir = topology::rdma_parent_dir(sysfs, device);
   if (!dir) return std::nullopt;
   topology::Diagnostics diag;
   for (auto& d : topology::read_rdma_devices(sysfs, *dir, true, true, diag)) {
@@ -103,10 +103,9 @@ RailPlan plan_rail(const topology::Sysfs& sysfs, const std::string& entry,
       throw std::runtime_error("'" + entry + "': the port after ':' is not a number");
     }
   }
-  // A netdev names its RDMA device (the function's infiniband/ entry): "eth2" -> "mlx5_0".
+  // A netdev names its RDMA device: "eth2" -> "mlx5_0" (its function's), or "rxe0" built on it.
   if (!sysfs.open_dir(sysfs.sys("class/infiniband/" + plan.device)))
-    if (auto fn = sysfs.open_dir(sysfs.sys("class/net/" + plan.device + "/device")))
-      if (const auto devs = fn->list("infiniband"); devs.size() == 1) plan.device = devs[0];
+    if (auto d = topology::rdma_device_of_netdev(sysfs, plan.device); !d.empty()) plan.device = d;
   if (!sysfs.open_dir(sysfs.sys("class/infiniband/" + plan.device)))
     throw std::runtime_error("'" + entry + "' is not an RDMA device, nor the netdev of one, in " +
                              sysfs.display(sysfs.sys("class/infiniband")) +

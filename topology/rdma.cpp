@@ -75,6 +75,37 @@ std::optional<RdmaPort> read_port(const Sysfs& sysfs, const Dir& dir, int number
 
 }  // namespace
 
+std::string rdma_netdev(const Sysfs& sysfs, const std::string& device, int port) {
+  const auto dev = sysfs.open_dir(sysfs.sys("class/infiniband/" + device));
+  if (!dev) return "";
+  if (const auto fn = sysfs.open_dir(sysfs.sys("class/infiniband/" + device + "/device"))) {
+    const auto nets = fn->list("net");
+    if (!nets.empty()) return nets.front();
+  }
+  if (Attr p = dev->read("parent"); p.ok() && !p.value.empty()) return p.value;
+  const std::string ndevs = "ports/" + std::to_string(port) + "/gid_attrs/ndevs";
+  for (const auto& idx : dev->list(ndevs))
+    if (Attr n = dev->read(ndevs + "/" + idx); n.ok() && !n.value.empty()) return n.value;
+  return "";
+}
+
+std::string rdma_device_of_netdev(const Sysfs& sysfs, const std::string& netdev) {
+  if (const auto fn = sysfs.open_dir(sysfs.sys("class/net/" + netdev + "/device")))
+    if (const auto devs = fn->list("infiniband"); devs.size() == 1) return devs.front();
+  if (const auto cls = sysfs.open_dir(sysfs.sys("class/infiniband")))
+    for (const auto& d : cls->list("."))
+      if (!sysfs.open_dir(sysfs.sys("class/infiniband/" + d + "/device")) &&
+          rdma_netdev(sysfs, d) == netdev)
+        return d;
+  return "";
+}
+
+std::optional<Dir> rdma_parent_dir(const Sysfs& sysfs, const std::string& device) {
+  if (auto fn = sysfs.open_dir(sysfs.sys("class/infiniband/" + device + "/device"))) return fn;
+  if (!sysfs.open_dir(sysfs.sys("class/infiniband/" + device))) return std::nullopt;
+  return sysfs.open_dir(sysfs.sys("devices/virtual"));
+}
+
 std::vector<RdmaDevice> read_rdma_devices(const Sysfs& sysfs, const Dir& pci_dir, bool with_ports,
                                           bool with_gids, Diagnostics& diag) {
   std::vector<RdmaDevice> out;

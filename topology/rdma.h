@@ -40,6 +40,17 @@ struct RdmaDevice {
 // "400 Gb/sec (4X NDR)" -> 400
 std::optional<double> parse_rate_gbps(const std::string& text);
 
+// The netdev an RDMA device's port runs on: its PCI function's net/ entry, else (rxe, siw: a
+// device in /sys/devices/virtual with no PCI parent) its `parent` attribute or the netdev of its
+// GIDs. Empty when there is none.
+std::string rdma_netdev(const Sysfs& sysfs, const std::string& device, int port = 1);
+// The RDMA device on a netdev: the one under its PCI function, else a virtual device built on it.
+// Empty when there is none.
+std::string rdma_device_of_netdev(const Sysfs& sysfs, const std::string& netdev);
+// The directory whose infiniband/ holds `device`: its PCI function, or /sys/devices/virtual for a
+// software device (rxe, siw); read_rdma_devices() reads it either way.
+std::optional<Dir> rdma_parent_dir(const Sysfs& sysfs, const std::string& device);
+
 // Reads the RDMA devices below a PCI function directory. `with_gids` reads GID tables (up to
 // 256 entries a port), which VFs of a large node do not need for the model.
 std::vector<RdmaDevice> read_rdma_devices(const Sysfs& sysfs, const Dir& pci_dir, bool with_ports,
