@@ -108,7 +108,8 @@ class VerbsLink final : public RingLink {
     const auto inp = pieces(in_bytes, o_.slot_bytes, granule);
     const size_t out_total = outp.size() * out_count, in_total = inp.size() * in_count;
     const ibv_mr* out_mr = nullptr;
-    if (!outp.empty() && !staged()) {
+    // Only when something goes out: a receive-only stream has no buffer to register (null).
+    if (out_total > 0 && !staged()) {
       out_mr = find_mr(out, out_bytes);
       if (!out_mr) out_mr = register_region(const_cast<char*>(out), out_bytes);
     }
