@@ -25,6 +25,8 @@ test_packages=(
   kubernetes-client
   # scripts/image.sh: the image built offline (base from Debian's packages, buildah, chroot)
   mmdebstrap buildah uidmap
+  # the rails lab (lab/): Debian's kernel with soft-RoCE under qemu, perftest as the peer
+  qemu-system-x86 busybox-static cpio kmod ibverbs-utils ibverbs-providers perftest
 )
 build_only=${RAILYARD_BUILD_ONLY:-0}
 [ "$build_only" = 1 ] || packages+=("${test_packages[@]}")
@@ -41,12 +43,19 @@ npm_deps() {
   fi
 }
 
+# The lab's kernel and initramfs, once (lab/lab.py setup is a no-op when they are there).
+lab_setup() {
+  [ "$build_only" = 1 ] && return 0
+  python3 "$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/lab/lab.py" setup
+}
+
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
 if [ ${#missing[@]} -eq 0 ]; then
   npm_deps
+  lab_setup
   exit 0
 fi
 
@@ -59,3 +68,4 @@ echo "install-deps: installing ${missing[*]}" >&2
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 npm_deps
+lab_setup

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# ctest (label lab): railyard-bench's verbs transport on a real RDMA stack: two lab nodes (qemu,
+# soft-RoCE), two rails, rank per node. Allreduce for every type over odd sizes with every element
+# checked (rails named as RDMA devices, then as netdevs); then p2p per rail. Usage: REPO BIN_DIR
+set -euo pipefail
+repo=$1 bin=$2
+cd "$repo"
+# Each railyard-bench run meets its peer at a rendezvous port of its own: runs follow each other,
+# and a port still in TIME_WAIT on one node must not refuse the next run.
+exec python3 lab/lab.py run --nodes 2 --rails 2 --timeout 600 -- "
+set -e
+bench() { port=\$1; shift; timeout 200 $bin/railyard-bench --transport verbs --rank \$LAB_NODE \
+  --world-size 2 --rendezvous 10.100.0.1:\$port --timeout 60 -n 2 -w 1 \"\$@\"; }
+# Rank 0 prints the table; every rank checks its elements and fails on a wrong one.
+expect() { [ \$LAB_NODE = 1 ] || grep -q \"\$1\" /tmp/out || { cat /tmp/out; echo \"missing: \$1\" >&2; exit 1; }; }
+p=29500
+for t in float half bfloat16 int32; do
+  p=\$((p + 1))
+  bench \$p allreduce --rails rxe0,rxe1 -d \$t -b 1000 -e 300000 -f 17 -c 1 >/tmp/out
+  expect '# Out of bounds values : 0 OK'
+  echo \"ok allreduce verbs \$t\"
+done
+# The same rails named by their netdevs.
+bench 29510 allreduce --rails eth0,eth1 -b 4096 -e 65536 -f 16 -c 1 >/tmp/out
+expect '# Out of bounds values : 0 OK'
+expect 'rail 1: verbs rxe1:1 gid 1 (RoCE v2'
+echo 'ok allreduce verbs, rails named eth0,eth1'
+bench 29511 p2p --rails rxe0,rxe1 -b 65536 -e 1048576 -f 16 -c 1 >/tmp/out
+expect 'rail 1'
+echo 'ok p2p verbs per rail'
+"
