@@ -36,6 +36,13 @@ std::vector<NetDevice> read_netdevs(const Dir& pci_dir, bool details) {
   return out;
 }
 
+// rxe, siw: a software RDMA device built on one of the function's netdevs, with no PCI parent.
+std::string software_rdma_on(const Sysfs& sysfs, const Dir& pci_dir) {
+  for (const auto& nd : pci_dir.list("net"))
+    if (auto name = rdma_device_of_netdev(sysfs, nd); !name.empty()) return name;
+  return "";
+}
+
 // A PF when `pf` is null, else one of its VFs (`sibling`: an earlier VF of the same PF).
 std::optional<NicFunction> read_function(const Sysfs& sysfs, const Dir& dir, const PciDevice* pf,
                                          const PciDevice* sibling, bool ports, bool gids,
@@ -47,6 +54,12 @@ std::optional<NicFunction> read_function(const Sysfs& sysfs, const Dir& dir, con
   fn.pci = std::move(*pci);
   fn.netdevs = read_netdevs(dir, pf == nullptr);
   auto rdma = read_rdma_devices(sysfs, dir, ports, gids, diag);
+  if (rdma.empty() && !pf) {
+    if (const std::string name = software_rdma_on(sysfs, dir); !name.empty())
+      if (auto parent = rdma_parent_dir(sysfs, name))
+        for (auto& d : read_rdma_devices(sysfs, *parent, ports, gids, diag))
+          if (d.name == name) rdma.push_back(std::move(d));
+  }
   if (rdma.size() > 1)
     diag.warn(sysfs.display(dir / "infiniband"),
               "several RDMA devices on one function; using " + rdma.front().name);
@@ -125,7 +138,7 @@ Node discover_devices(const Sysfs& sysfs, const DiscoverOptions& opts) {
     auto cls = read_hex(sysfs, *dir, "class", diag, 0xffffff);
     if (!cls) continue;
     if (is_nic_class(*cls)) {
-      if (!dir->exists("infiniband")) {
+      if (!dir->exists("infiniband") && software_rdma_on(sysfs, *dir).empty()) {
         Attr vendor = dir->read("vendor");
         if (vendor.ok() && parse_hex(vendor.value) == kMellanoxVendor)
           diag.warn(sysfs.display(dir->path()),

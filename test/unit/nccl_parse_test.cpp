@@ -114,7 +114,7 @@ TEST_CASE("nccl-tests -J JSON output", "[validate][parse]") {
   CHECK_THAT(truncated.errors.at(0), Catch::Contains("cut short after 0 rows"));
 }
 
-TEST_CASE("-J JSON: errors [\"\"] is no error, and cut short it keeps its complete rows",
+TEST_CASE("nccl-tests -J JSON: errors [\"\"] is no error, and cut short it keeps its complete rows",
           "[validate][parse]") {
   std::ifstream in(std::string(RAILYARD_FIXTURES_DIR) + "/nccl-tests/result.json");
   std::stringstream ss;
