@@ -81,6 +81,11 @@ struct Rig {
     REQUIRE(at != std::string::npos);
     return log.substr(at + 17, log.find('\n', at) - at - 17);
   }
+  // What a restarting kubelet does first: it goes away and wipes its directory.
+  void kubelet_goes_away() {
+    kubelet->stop();
+    for (const auto& e : fs::directory_iterator(kubelet_dir)) fs::remove(e.path());
+  }
   // Replaces a sysfs file the way the kernel's value changes: all at once.
   void set_sysfs(const std::string& rel, const std::string& value) const {
     const fs::path p = fs::canonical(fx.sys(rel));
@@ -479,10 +484,9 @@ TEST_CASE("20 kubelet restarts in a row: every resource registered again within 
   rig.start(3);
   REQUIRE(rig.kubelet->wait_for_streams(3, 5s) == 3);
   for (int i = 0; i < 20; ++i) {
-    // What a restarting kubelet does: it goes away, wipes the directory, comes back, and dials
-    // back each plugin inside Register (GetDevicePluginOptions, then ListAndWatch).
-    rig.kubelet->stop();
-    for (const auto& e : fs::directory_iterator(rig.kubelet_dir)) fs::remove(e.path());
+    // A restarting kubelet: it goes away, wipes the directory, comes back, and dials back each
+    // plugin inside Register (GetDevicePluginOptions, then ListAndWatch).
+    rig.kubelet_goes_away();
     const auto t0 = std::chrono::steady_clock::now();
     rig.kubelet = std::make_unique<FakeKubelet>(rig.kubelet_dir);
     const auto regs = rig.kubelet->wait_for(3, 5s);
@@ -502,8 +506,7 @@ TEST_CASE("a kubelet.sock that refuses at first, then a kubelet listening: regis
   Rig rig;
   rig.start(3);
   for (int i = 0; i < 3; ++i) {
-    rig.kubelet->stop();
-    for (const auto& e : fs::directory_iterator(rig.kubelet_dir)) fs::remove(e.path());
+    rig.kubelet_goes_away();
     // A socket that exists but does not listen yet: the plugin's registration is refused.
     const fs::path sock = rig.kubelet_dir / "kubelet.sock";
     const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
@@ -515,7 +518,7 @@ TEST_CASE("a kubelet.sock that refuses at first, then a kubelet listening: regis
     const auto deadline = std::chrono::steady_clock::now() + 5s;
     while (count_of(rig.plugin->log(), "registering railyard.io/bundle with") == refusals &&
            std::chrono::steady_clock::now() < deadline)
-      std::this_thread::yield();  // waits on the plugin's log, bounded
+      std::this_thread::sleep_for(5ms);  // polls the plugin's log for the refusal, bounded
     ::close(fd);
     fs::remove(sock);
     const auto t0 = std::chrono::steady_clock::now();
