@@ -161,7 +161,10 @@ def qemu_argv(p, job, node, nodes, rails, ports):
             "-kernel", p["vmlinuz"], "-initrd", p["initrd"],
             "-append", f"console=ttyS0 quiet panic=-1 lab.node={node}",
             "-serial", f"file:{job}/node{node}.console",
-            "-virtfs", "local,path=/,mount_tag=hostroot,security_model=none,readonly=on",
+            # multidevs=remap: the host's /proc, /sys, ... are separate filesystems whose inode
+            # numbers collide over 9p, and the guest's own /proc would land on its /sys.
+            "-virtfs",
+            "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap",
             "-virtfs", f"local,path={job},mount_tag=job,security_model=none"]
     for k in range(rails):
         # Rail k of node 0 <-> rail k of node 1: a UDP "cable" on 127.0.0.1.
