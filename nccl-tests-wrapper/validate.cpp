@@ -28,10 +28,11 @@ std::string rail_name(const topo::Node& node, int k) {
          node.nics[static_cast<size_t>(node.rails[static_cast<size_t>(k)])].pf.rdma_name() + ")";
 }
 
-// One decimal, or three below 1 so that a crawling rail does not print as 0.0.
+// One decimal, three below 1 and two significant digits below 0.01, so that a crawling rail
+// (a soft-RoCE one moves a few MB/s) does not print as 0.0.
 std::string fmt(double v) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, v < 1 && v > 0 ? "%.3f" : "%.1f", v);
+  std::snprintf(buf, sizeof buf, v <= 0 || v >= 1 ? "%.1f" : v >= 0.01 ? "%.3f" : "%.2g", v);
   return buf;
 }
 

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "rdma/bench/commands.h"
 #include "rdma/bench/job.h"
@@ -15,6 +16,14 @@
 // busbw = algbw * 2(n-1)/n, then each rail's busbw at the largest size.
 namespace railyard::rdma::bench {
 namespace {
+
+// A bandwidth in nccl-tests' 6-wide column: two decimals, as nccl-tests prints; four below
+// 1 GB/s, so that a slow link (a soft-RoCE rail moves a few MB/s) does not read as 0.00.
+std::string gbps(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, v > 0 && v < 0.995 ? "%6.4f" : "%6.2f", v);
+  return buf;
+}
 
 struct Measure {
   double us = 0;
@@ -166,10 +175,10 @@ int run_allreduce(const Options& o) {
     for (size_t k = 0; k < nrails && k < ip.rail_seconds.size(); ++k)
       series[k + 1].points.push_back({b, rail_busbw(b, ip.rail_seconds[k])});
     if (root) {
-      std::printf(
-          "%12zu  %12zu  %8s  %6s  %6d  %7.2f  %6.2f  %6.2f  %5zu  %7.2f  %6.2f  %6.2f  %5zu\n",
-          count * es, count, dtype_name(type), "sum", -1, oop.us, alg(oop), alg(oop) * bus_factor,
-          oop.wrong, ip.us, alg(ip), alg(ip) * bus_factor, ip.wrong);
+      std::printf("%12zu  %12zu  %8s  %6s  %6d  %7.2f  %6s  %6s  %5zu  %7.2f  %6s  %6s  %5zu\n",
+                  count * es, count, dtype_name(type), "sum", -1, oop.us, gbps(alg(oop)).c_str(),
+                  gbps(alg(oop) * bus_factor).c_str(), oop.wrong, ip.us, gbps(alg(ip)).c_str(),
+                  gbps(alg(ip) * bus_factor).c_str(), ip.wrong);
       std::fflush(stdout);
       rows.push_back({{"size", count * es},
                       {"count", count},
@@ -196,7 +205,7 @@ int run_allreduce(const Options& o) {
     for (size_t k = 0; k < coll->rails() && k < last_rail_seconds.size(); ++k) {
       const double busbw = rail_busbw(static_cast<double>(last_bytes), last_rail_seconds[k]);
       const std::string addr = k < job.addresses.size() ? job.addresses[k] : "";
-      std::printf("#   rail %zu  %-15s  busbw %8.2f GB/s\n", k, addr.c_str(), busbw);
+      std::printf("#   rail %zu  %-15s  busbw %8s GB/s\n", k, addr.c_str(), gbps(busbw).c_str());
       per_rail.push_back({{"rail", k},
                           {"address", addr},
                           {"busbw", busbw},
