@@ -20,8 +20,10 @@ void add_port(std::vector<Probe>& out, const topo::NicFunction& fn) {
   if (!fn.rdma || fn.rdma->ports.empty()) return;
   const auto& port = fn.rdma->ports.front();
   const std::string n = std::to_string(port.number);
-  out.push_back({Probe::Kind::kPortActive,
-                 fn_dir(fn) + "/infiniband/" + fn.rdma->name + "/ports/" + n + "/state",
+  // A software device (rxe) is not under its function: read it where the kernel keeps it.
+  const std::string dev = fn.rdma->software ? "class/infiniband/" + fn.rdma->name
+                                            : fn_dir(fn) + "/infiniband/" + fn.rdma->name;
+  out.push_back({Probe::Kind::kPortActive, dev + "/ports/" + n + "/state",
                  "port " + fn.rdma->name + "/" + n, fn_dir(fn)});
 }
 

@@ -18,12 +18,12 @@ mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 job /job || exec power
 mount -t tmpfs -o size=200m tmpfs /upper
 mkdir -p /upper/u /upper/w
 mount -t overlay overlay -o lowerdir=/lower,upperdir=/upper/u,workdir=/upper/w /newroot
-for d in proc sys dev run tmp lab; do mkdir -p /newroot/$d; done
+# /tmp stays the host's (writes land in the overlay): a checkout or build under /tmp runs too.
+for d in proc sys dev run lab; do mkdir -p /newroot/$d; done
 mount -t proc proc /newroot/proc
 mount -t sysfs sys /newroot/sys
 mount -t devtmpfs dev /newroot/dev
 mount -t tmpfs tmpfs /newroot/run
-mount -t tmpfs tmpfs /newroot/tmp
 mount --bind /job /newroot/lab
 kver=$(uname -r)
 mkdir -p /newroot/lib/modules/$kver

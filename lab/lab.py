@@ -17,6 +17,7 @@ Packages come from scripts/install-deps.sh; the kernel (linux-image-amd64's curr
 downloaded with apt-get into the cache (RAILYARD_LAB_CACHE, default /var/cache/railyard-lab).
 """
 import argparse
+import hashlib
 import os
 import shutil
 import socket
@@ -60,9 +61,17 @@ def paths():
             "initrd": os.path.join(CACHE, "initrd.cpio.gz")}
 
 
-def setup(_args):
-    if os.path.exists(os.path.join(CACHE, "ready")):
-        return 0
+def initrd_stamp():
+    """What the initramfs is made of: rebuilt when init.sh, modprobe.sh or the module list change."""
+    h = hashlib.sha256(" ".join(INITRD_MODULES).encode())
+    for f in ("init.sh", "modprobe.sh"):
+        with open(os.path.join(HERE, f), "rb") as fh:
+            h.update(fh.read())
+    return h.hexdigest()
+
+
+def fetch_kernel():
+    """The kernel package unpacked into the cache, with the modules.dep it does not ship."""
     pkg, version = kernel_version()
     os.makedirs(CACHE, exist_ok=True)
     work = tempfile.mkdtemp(dir=CACHE)
@@ -73,8 +82,17 @@ def setup(_args):
         root = os.path.join(CACHE, "kernel")
         shutil.rmtree(root, ignore_errors=True)
         sh("dpkg-deb", "-x", os.path.join(work, deb), root)
-        # The package ships no modules.dep: modprobe inside the VM needs it.
         sh("depmod", "-b", root, version)
+        with open(os.path.join(CACHE, "version"), "w") as f:
+            f.write(version + "\n")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def build_initrd(version):
+    moddir = os.path.join(CACHE, "kernel", "lib", "modules", version)
+    work = tempfile.mkdtemp(dir=CACHE)
+    try:
         initrd = os.path.join(work, "initrd")
         for d in ("bin", "sbin", "modules"):
             os.makedirs(os.path.join(initrd, d))
@@ -83,7 +101,6 @@ def setup(_args):
         shutil.copy(os.path.join(HERE, "modprobe.sh"), os.path.join(initrd, "sbin", "modprobe"))
         os.chmod(os.path.join(initrd, "init"), 0o755)
         os.chmod(os.path.join(initrd, "sbin", "modprobe"), 0o755)
-        moddir = os.path.join(root, "lib", "modules", version)
         found = {}
         for dirpath, _, files in os.walk(moddir):
             for f in files:
@@ -96,15 +113,25 @@ def setup(_args):
         files = subprocess.run(["find", "."], cwd=initrd, check=True, capture_output=True).stdout
         cpio = subprocess.run(["cpio", "-o", "-H", "newc", "--quiet"], cwd=initrd, input=files,
                               check=True, capture_output=True).stdout
-        with open(os.path.join(CACHE, "initrd.cpio.gz"), "wb") as f:
-            f.write(subprocess.run(["gzip", "-1"], input=cpio, check=True,
-                                   capture_output=True).stdout)
-        with open(os.path.join(CACHE, "version"), "w") as f:
-            f.write(version + "\n")
-        open(os.path.join(CACHE, "ready"), "w").close()
+        gz = subprocess.run(["gzip", "-1"], input=cpio, check=True, capture_output=True).stdout
+        with open(os.path.join(CACHE, "initrd.cpio.gz.new"), "wb") as f:
+            f.write(gz)
+        os.replace(os.path.join(CACHE, "initrd.cpio.gz.new"), os.path.join(CACHE, "initrd.cpio.gz"))
+        with open(os.path.join(CACHE, "initrd.stamp"), "w") as f:
+            f.write(initrd_stamp() + "\n")
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    print(f"lab: ready ({version}, {CACHE})", file=sys.stderr)
+
+
+def setup(_args):
+    """Idempotent: the kernel once per version, the initramfs whenever what it holds changed."""
+    if not os.path.exists(os.path.join(CACHE, "version")):
+        fetch_kernel()
+    version = paths()["version"]
+    stamp = os.path.join(CACHE, "initrd.stamp")
+    if not os.path.exists(stamp) or open(stamp).read().strip() != initrd_stamp():
+        build_initrd(version)
+        print(f"lab: ready ({version}, {CACHE})", file=sys.stderr)
     return 0
 
 
@@ -128,6 +155,7 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/r
 # No udev: drivers by modalias.
 for a in /sys/bus/pci/devices/*/modalias; do modprobe -q -a "$(cat "$a")" 2>/dev/null; done
 modprobe rdma_rxe
+modprobe rdma_ucm  # /dev/infiniband/rdma_cm, as rdma-core's rules load it on a real node
 # e1000e netdevs by PCI address: rail k is the k-th.
 k=0
 for d in $(ls -d /sys/bus/pci/drivers/e1000e/0000:* 2>/dev/null | sort); do
@@ -178,8 +206,7 @@ def qemu_argv(p, job, node, nodes, rails, ports):
 
 
 def run(args):
-    if not os.path.exists(os.path.join(CACHE, "ready")):
-        setup(args)
+    setup(args)
     p = paths()
     if args.nodes not in (1, 2):
         raise SystemExit("lab: --nodes is 1 or 2 (rails are point-to-point cables)")

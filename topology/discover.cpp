@@ -58,7 +58,10 @@ std::optional<NicFunction> read_function(const Sysfs& sysfs, const Dir& dir, con
     if (const std::string name = software_rdma_on(sysfs, dir); !name.empty())
       if (auto parent = rdma_parent_dir(sysfs, name))
         for (auto& d : read_rdma_devices(sysfs, *parent, ports, gids, diag))
-          if (d.name == name) rdma.push_back(std::move(d));
+          if (d.name == name) {
+            d.software = true;
+            rdma.push_back(std::move(d));
+          }
   }
   if (rdma.size() > 1)
     diag.warn(sysfs.display(dir / "infiniband"),

@@ -34,6 +34,9 @@ struct RdmaPort {
 struct RdmaDevice {
   std::string name;    // "mlx5_0"
   std::string uverbs;  // "uverbs0"; the device node is /dev/infiniband/<uverbs>
+  // rxe, siw: built on the function's netdev, not under the function in sysfs: its directory is
+  // /sys/devices/virtual/infiniband/<name> (class/infiniband/<name> either way).
+  bool software = false;
   std::vector<RdmaPort> ports;
 };
 
