@@ -36,9 +36,10 @@ bool wait_health(grpc::ClientReader<v1beta1::ListAndWatchResponse>& reader, cons
 
 }  // namespace
 
-TEST_CASE("on a lab node: Allocate hands out real device nodes; a rail's link down is Unhealthy "
-          "within 1 s",
-          "[lab]") {
+TEST_CASE(
+    "on a lab node: Allocate hands out real device nodes; a rail's link down is Unhealthy "
+    "within 1 s",
+    "[lab]") {
   TempDir dir;
   const fs::path kubelet = dir.path() / "kubelet";
   fs::create_directories(kubelet);
