@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ctest (label lab): railyard-bench's verbs transport on a real RDMA stack: two lab nodes (qemu,
 # soft-RoCE), two rails, rank per node. Allreduce for every type over odd sizes with every element
-# checked (rails named as RDMA devices, then as netdevs); then p2p per rail. Usage: REPO BIN_DIR
+# checked (rails named as RDMA devices, then as netdevs); p2p per rail; a rank killed mid-run
+# named by the other. Usage: REPO BIN_DIR
 set -euo pipefail
 repo=$1 bin=$2
 cd "$repo"
@@ -28,4 +29,21 @@ echo 'ok allreduce verbs, rails named eth0,eth1'
 bench 29511 p2p --rails rxe0,rxe1 -b 65536 -e 1048576 -f 16 -c 1 >/tmp/out
 expect 'rail 1'
 echo 'ok p2p verbs per rail'
+# Rank 1 killed in the middle of a run: rank 0 names it and fails, well within its timeout.
+if [ \$LAB_NODE = 1 ]; then
+  timeout -s KILL 6 $bin/railyard-bench --transport verbs --rank 1 --world-size 2 \
+    --rendezvous 10.100.0.1:29512 --timeout 60 allreduce --rails rxe0,rxe1 -b 1M -e 1M -n 100000 -w 0 \
+    >/dev/null 2>&1 || true
+  echo 'ok rank 1 killed mid-run'
+else
+  t0=\$(date +%s)
+  if $bin/railyard-bench --transport verbs --rank 0 --world-size 2 --rendezvous 10.100.0.1:29512 \
+      --timeout 60 allreduce --rails rxe0,rxe1 -b 1M -e 1M -n 100000 -w 0 >/tmp/out 2>/tmp/err; then
+    echo 'rank 0 finished although rank 1 was killed' >&2; exit 1
+  fi
+  took=\$((\$(date +%s) - t0))
+  grep -q 'rank 1' /tmp/err || { cat /tmp/err; echo 'the dead rank is not named' >&2; exit 1; }
+  [ \$took -lt 60 ] || { echo \"named after \$took s\" >&2; exit 1; }
+  echo \"ok a rank killed mid-run is named after \$took s: \$(tail -1 /tmp/err)\"
+fi
 "
