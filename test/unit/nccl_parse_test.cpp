@@ -10,12 +10,16 @@ using namespace railyard::validate;
 
 namespace {
 
-ParseResult parse_sample(const std::string& name) {
+std::string sample_text(const std::string& name) {
   std::ifstream in(std::string(RAILYARD_FIXTURES_DIR) + "/nccl-tests/" + name);
   REQUIRE(in);
   std::stringstream ss;
   ss << in.rdbuf();
-  return parse_nccl_tests(ss.str());
+  return ss.str();
+}
+
+ParseResult parse_sample(const std::string& name) {
+  return parse_nccl_tests(sample_text(name));
 }
 
 void check_placement(const std::optional<Placement>& p, double time, double algbw, double busbw,
@@ -116,10 +120,7 @@ TEST_CASE("nccl-tests -J JSON output", "[validate][parse]") {
 
 TEST_CASE("nccl-tests -J JSON: errors [\"\"] is no error, and cut short it keeps its complete rows",
           "[validate][parse]") {
-  std::ifstream in(std::string(RAILYARD_FIXTURES_DIR) + "/nccl-tests/result.json");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
+  const std::string text = sample_text("result.json");
   std::string clean = text;
   clean.replace(clean.find("\"errors\": []"), 12, "\"errors\": [\"\"]");
   auto r = parse_nccl_tests(clean);
@@ -153,13 +154,6 @@ TEST_CASE("2017-2019 output: bytes/N/op header, times in ms, res, a footer witho
 }
 
 namespace {
-
-std::string sample_text(const std::string& name) {
-  std::ifstream in(std::string(RAILYARD_FIXTURES_DIR) + "/nccl-tests/" + name);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // Every line of `text` with `prefix(line number)` in front, as a launcher or collector writes it.
 template <class F>
