@@ -272,7 +272,6 @@ json cmd_add(const Request& req) {
         store.save(st);
         undo.push("restore VF settings",
                   [&] { restore_vf(host_sk, dev.pf_netdev, dev.vf_number, st.vf_original); });
-        failpoint("vf-settings");
       } catch (const CniError& e) {
         // A MAC alone still reaches the pod interface below; anything else needs the PF.
         if (conf.vf.any_besides_mac()) throw;
@@ -280,6 +279,7 @@ json cmd_add(const Request& req) {
                      env.ifname, e.what());
       }
     }
+    failpoint("vf-settings");  // outside the try above, which takes a PF's refusal in stride
     const Fd pod(env.netns);
     const Fd host(std::string("/proc/self/ns/net"));
     netlink_step([&] { change_link(host_sk, dev.netdev, {.up = false, .netns_fd = pod.get()}); });
@@ -289,6 +289,7 @@ json cmd_add(const Request& req) {
       move_rdma_device(dev.rdma, pod.get());  // give_back() moves it home again
       st.rdma_device = dev.rdma;
       store.save(st);
+      failpoint("rdma");
     }
 
     std::string mac;
