@@ -8,7 +8,7 @@ rail of the peer node by a qemu UDP socket on 127.0.0.1, with 10.(100+k).0.(node
 rxe device `rxe<k>` on it. Runs a command on every node and returns its output and exit status.
 
   lab/lab.py setup                      fetch the kernel, build the initramfs (once)
-  lab/lab.py run [--nodes 2] [--rails 2] [--timeout S] -- COMMAND...
+  lab/lab.py run [--nodes 2] [--rails 2] [--numa] [--timeout S] -- COMMAND...
       COMMAND runs on every node (LAB_NODE, LAB_NODES, LAB_RAILS, LAB_PEER in its environment);
       prints each node's stdout and stderr, exits with the first non-zero status (124: a node
       did not finish in time).
@@ -183,7 +183,7 @@ cd {cwd}
 """
 
 
-def qemu_argv(p, job, node, nodes, rails, ports):
+def qemu_argv(p, job, node, nodes, rails, ports, numa):
     argv = ["qemu-system-x86_64", "-accel", "tcg", "-cpu", "max", "-smp", "1", "-m", "384",
             "-M", "q35", "-nographic", "-no-reboot", "-nodefaults",
             "-kernel", p["vmlinuz"], "-initrd", p["initrd"],
@@ -194,11 +194,20 @@ def qemu_argv(p, job, node, nodes, rails, ports):
             "-virtfs",
             "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap",
             "-virtfs", f"local,path={job},mount_tag=job,security_model=none"]
+    if numa:
+        # Two NUMA nodes, each with a host bridge of its own (pxb-pcie; pcie.0 has no NUMA node
+        # in ACPI): the first half of the rails on node 0's, the second half on node 1's.
+        argv += ["-object", "memory-backend-ram,id=m0,size=192M",
+                 "-object", "memory-backend-ram,id=m1,size=192M",
+                 "-numa", "node,nodeid=0,cpus=0,memdev=m0", "-numa", "node,nodeid=1,memdev=m1",
+                 "-device", "pxb-pcie,id=pxb0,bus_nr=64,numa_node=0,bus=pcie.0",
+                 "-device", "pxb-pcie,id=pxb1,bus_nr=128,numa_node=1,bus=pcie.0"]
     for k in range(rails):
         # Rail k of node 0 <-> rail k of node 1: a UDP "cable" on 127.0.0.1.
         mine, theirs = ports[2 * k + node], ports[2 * k + (1 - node)]
+        root = ("pxb1" if k >= (rails + 1) // 2 else "pxb0") if numa else "pcie.0"
         argv += ["-netdev", f"socket,id=r{k},udp=127.0.0.1:{theirs},localaddr=127.0.0.1:{mine}",
-                 "-device", f"pcie-root-port,id=rp{k},bus=pcie.0,chassis={k + 1},slot={k + 1}",
+                 "-device", f"pcie-root-port,id=rp{k},bus={root},chassis={k + 1},slot={k + 1}",
                  "-device", f"x3130-upstream,id=up{k},bus=rp{k}",
                  "-device", f"xio3130-downstream,id=dn{k},bus=up{k},chassis={k + 20},slot=0",
                  "-device", f"e1000e,netdev=r{k},bus=dn{k},mac=52:54:00:{node:02x}:{k:02x}:01"]
@@ -221,7 +230,7 @@ def run(args):
                 f.write(NODE_SCRIPT.format(node=n, nodes=args.nodes, rails=args.rails,
                                            peer=1 - n if args.nodes == 2 else -1,
                                            cwd=os.getcwd(), command=command))
-        procs = [subprocess.Popen(qemu_argv(p, job, n, args.nodes, args.rails, ports),
+        procs = [subprocess.Popen(qemu_argv(p, job, n, args.nodes, args.rails, ports, args.numa),
                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                   stderr=subprocess.PIPE)
                  for n in range(args.nodes)]
@@ -272,6 +281,8 @@ def main():
     r.add_argument("--rails", type=int, default=2)
     r.add_argument("--timeout", type=float, default=300)
     r.add_argument("--keep", action="store_true", help="keep the job directory (consoles)")
+    r.add_argument("--numa", action="store_true",
+                   help="two NUMA nodes, the second half of the rails on node 1's host bridge")
     r.add_argument("command", nargs=argparse.REMAINDER)
     args = ap.parse_args()
     if args.cmd == "setup":

@@ -25,6 +25,7 @@ done
 bench 29510 allreduce --rails eth0,eth1 -b 4096 -e 65536 -f 16 -c 1 >/tmp/out
 expect '# Out of bounds values : 0 OK'
 expect 'rail 1: verbs rxe1:1 gid 1 (RoCE v2'
+expect 'IPv4-mapped address), mtu 1024, host memory'
 echo 'ok allreduce verbs, rails named eth0,eth1'
 bench 29511 p2p --rails rxe0,rxe1 -b 65536 -e 1048576 -f 16 -c 1 >/tmp/out
 expect 'rail 1'
