@@ -44,9 +44,10 @@ std::string software_rdma_on(const Sysfs& sysfs, const Dir& pci_dir) {
 }
 
 // A PF when `pf` is null, else one of its VFs (`sibling`: an earlier VF of the same PF).
+// `software_rdma`: a PF's rxe/siw device, when it has no RDMA device of its own.
 std::optional<NicFunction> read_function(const Sysfs& sysfs, const Dir& dir, const PciDevice* pf,
                                          const PciDevice* sibling, bool ports, bool gids,
-                                         Diagnostics& diag) {
+                                         Diagnostics& diag, const std::string& software_rdma = "") {
   auto pci =
       pf ? read_vf_device(sysfs, dir, *pf, sibling, diag) : read_pci_device(sysfs, dir, diag);
   if (!pci) return std::nullopt;
@@ -54,15 +55,13 @@ std::optional<NicFunction> read_function(const Sysfs& sysfs, const Dir& dir, con
   fn.pci = std::move(*pci);
   fn.netdevs = read_netdevs(dir, pf == nullptr);
   auto rdma = read_rdma_devices(sysfs, dir, ports, gids, diag);
-  if (rdma.empty() && !pf) {
-    if (const std::string name = software_rdma_on(sysfs, dir); !name.empty())
-      if (auto parent = rdma_parent_dir(sysfs, name))
-        for (auto& d : read_rdma_devices(sysfs, *parent, ports, gids, diag))
-          if (d.name == name) {
-            d.software = true;
-            rdma.push_back(std::move(d));
-          }
-  }
+  if (rdma.empty() && !software_rdma.empty())
+    if (auto parent = rdma_parent_dir(sysfs, software_rdma))
+      for (auto& d : read_rdma_devices(sysfs, *parent, ports, gids, diag))
+        if (d.name == software_rdma) {
+          d.software = true;
+          rdma.push_back(std::move(d));
+        }
   if (rdma.size() > 1)
     diag.warn(sysfs.display(dir / "infiniband"),
               "several RDMA devices on one function; using " + rdma.front().name);
@@ -141,14 +140,16 @@ Node discover_devices(const Sysfs& sysfs, const DiscoverOptions& opts) {
     auto cls = read_hex(sysfs, *dir, "class", diag, 0xffffff);
     if (!cls) continue;
     if (is_nic_class(*cls)) {
-      if (!dir->exists("infiniband") && software_rdma_on(sysfs, *dir).empty()) {
+      const bool own_rdma = dir->exists("infiniband");
+      const std::string software = own_rdma ? std::string() : software_rdma_on(sysfs, *dir);
+      if (!own_rdma && software.empty()) {
         Attr vendor = dir->read("vendor");
         if (vendor.ok() && parse_hex(vendor.value) == kMellanoxVendor)
           diag.warn(sysfs.display(dir->path()),
                     "NVIDIA/Mellanox NIC without an RDMA device (is mlx5_ib loaded?)");
         continue;
       }
-      auto pf = read_function(sysfs, *dir, nullptr, nullptr, true, true, diag);
+      auto pf = read_function(sysfs, *dir, nullptr, nullptr, true, true, diag, software);
       if (!pf) continue;
       Nic nic;
       nic.pf = std::move(*pf);
