@@ -46,7 +46,10 @@ echo \"\$out\" | grep -q '\"address\":\"10.101.0.10/24\"' || fail \"ADD: \$out\"
 echo \"\$out\" | grep -q \"\\\"pciID\\\":\\\"\$pci\\\"\" || fail \"ADD result has no pciID: \$out\"
 ip -n pod -o addr show dev net1 | grep -q 'inet 10.101.0.10/24' || fail 'no address in the pod'
 ip -n pod rule | grep -q 'from 10.101.0.10 lookup 101' || fail \"no SBR rule: \$(ip -n pod rule)\"
-ip netns exec pod busybox ping -c 2 -W 5 10.101.0.2 >/dev/null || fail 'no traffic to the peer node on rail 1'
+# e1000e renegotiates its link after the move (1-3 s): wait for carrier in the pod, bounded.
+i=0; until [ \"\$(ip netns exec pod cat /sys/class/net/net1/carrier 2>/dev/null)\" = 1 ] || [ \$i -ge 100 ]; do
+  sleep 0.1; i=\$((i + 1)); done
+ip netns exec pod busybox ping -c 3 -W 5 10.101.0.2 >/dev/null || fail 'no traffic to the peer node on rail 1'
 echo 'ok ADD: the NIC in the pod, SBR on table 101, traffic to the peer node'
 cni DEL c1
 back_as_itself
