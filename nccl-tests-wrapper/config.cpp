@@ -39,7 +39,8 @@ Config Config::parse(const json& j) {
   if (!checks.is_object()) throw ConfigError("checks must be an object");
   known(checks, "checks",
         {"portActive", "expectedRateGbps", "pcieNotDegraded", "minMtu", "roceGid", "maxPathClass",
-         "gpuDirect"});
+         "gpuDirect", "fabricMtu", "roceQos", "pcieAcs", "portErrors", "linkFlaps", "ncclPath",
+         "timelineHz"});
   c.checks.port_active = get<bool>(checks, "portActive", "checks").value_or(true);
   c.checks.expected_rate_gbps = get<double>(checks, "expectedRateGbps", "checks");
   c.checks.pcie_not_degraded = get<bool>(checks, "pcieNotDegraded", "checks").value_or(true);
@@ -53,6 +54,40 @@ Config Config::parse(const json& j) {
   if (c.checks.gpu_direct != "off" && c.checks.gpu_direct != "warn" &&
       c.checks.gpu_direct != "require")
     throw ConfigError("checks.gpuDirect must be off, warn or require");
+  auto& ck = c.checks;
+  ck.fabric_mtu = get<int>(checks, "fabricMtu", "checks").value_or(4096);
+  if (ck.fabric_mtu != 0 && ck.fabric_mtu != 256 && ck.fabric_mtu != 512 && ck.fabric_mtu != 1024 &&
+      ck.fabric_mtu != 2048 && ck.fabric_mtu != 4096)
+    throw ConfigError("checks.fabricMtu must be an IB MTU (256, 512, 1024, 2048, 4096) or 0");
+  // A check is on by default; false turns it off, an object configures it.
+  auto section = [&](const char* key, std::initializer_list<const char*> fields, bool& on) {
+    const std::string where = std::string("checks.") + key;
+    if (!checks.contains(key)) return json::object();
+    const json& v = checks[key];
+    if (v.is_boolean()) {
+      on = v.get<bool>();
+      return json::object();
+    }
+    if (!v.is_object()) throw ConfigError(where + " must be true, false or an object");
+    known(v, where, fields);
+    return v;
+  };
+  const json qos = section("roceQos", {"priority", "ecn"}, ck.roce_qos);
+  ck.roce_priority = get<int>(qos, "priority", "checks.roceQos").value_or(3);
+  if (ck.roce_priority < 0 || ck.roce_priority > 7)
+    throw ConfigError("checks.roceQos.priority must be from 0 to 7");
+  ck.require_ecn = get<bool>(qos, "ecn", "checks.roceQos").value_or(true);
+  ck.pcie_acs = get<bool>(checks, "pcieAcs", "checks").value_or(true);
+  const json pe = section("portErrors", {"thresholds"}, ck.port_errors);
+  ck.counter_thresholds =
+      get<std::map<std::string, uint64_t>>(pe, "thresholds", "checks.portErrors")
+          .value_or(std::map<std::string, uint64_t>{});
+  const json lf = section("linkFlaps", {"max"}, ck.link_flaps);
+  ck.max_link_flaps = get<int>(lf, "max", "checks.linkFlaps").value_or(0);
+  ck.nccl_path = get<bool>(checks, "ncclPath", "checks").value_or(true);
+  ck.timeline_hz = get<double>(checks, "timelineHz", "checks").value_or(10);
+  if (ck.timeline_hz < 0 || ck.timeline_hz > 1000)
+    throw ConfigError("checks.timelineHz must be from 0 to 1000");
   const json b = j.value("benchmark", json::object());
   if (!b.is_object()) throw ConfigError("benchmark must be an object");
   known(b, "benchmark",

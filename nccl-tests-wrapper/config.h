@@ -1,7 +1,14 @@
 // railyard-validate run's configuration (JSON; every field optional unless noted):
 //   {"sysfsRoot": "/", "railsFile": "/etc/railyard/rails.json",
 //    "checks": {"portActive": true, "expectedRateGbps": 400, "pcieNotDegraded": true,
-//               "minMtu": 4092, "roceGid": true, "maxPathClass": "PXB", "gpuDirect": "warn"},
+//               "minMtu": 4092, "roceGid": true, "maxPathClass": "PXB", "gpuDirect": "warn",
+//               "fabricMtu": 4096,                  // IB MTU the fabric runs; 0: not checked
+//               "roceQos": {"priority": 3, "ecn": true},   // or false
+//               "pcieAcs": true,                    // ACS and hop links, GPU to NIC
+//               "portErrors": {"thresholds": {"np_cnp_sent": 100000}},  // or false
+//               "linkFlaps": {"max": 0},            // or false
+//               "ncclPath": true,                   // read NCCL's INFO log of every run
+//               "timelineHz": 10},                  // 0: no timeline
 //    "benchmark": {"command": "/opt/nccl-tests/build/all_reduce_perf",
 //                  "args": ["-b", "256M", "-e", "8G", "-f", "2", "-g", "1"],
 //                  "perRail": true, "allRails": true,
@@ -42,6 +49,17 @@ struct Checks {
   bool roce_gid = true;
   std::string max_path_class = "PXB";
   std::string gpu_direct = "warn";
+  int fabric_mtu = 4096;
+  bool roce_qos = true;
+  int roce_priority = 3;
+  bool require_ecn = true;
+  bool pcie_acs = true;
+  bool port_errors = true;
+  std::map<std::string, uint64_t> counter_thresholds;  // growth allowed over the run
+  bool link_flaps = true;
+  int max_link_flaps = 0;
+  bool nccl_path = true;
+  double timeline_hz = 10;
 };
 
 struct Benchmark {

@@ -42,7 +42,8 @@ bool write_file(const std::string& path, const std::string& text) {
 int main(int argc, char** argv) {
   CLI::App app{"railyard-validate: is every rail of this node fit for jobs?"};
   app.require_subcommand(1);
-  std::string file, config_path, report_path, junit_path, patch_path, sysfs_root, rails;
+  std::string file, config_path, report_path, junit_path, patch_path, sysfs_root, rails,
+      timeline_path;
   auto* parse = app.add_subcommand(
       "parse", "Read nccl-tests output (any generation, or -J JSON) and print JSON");
   parse->add_option("FILE", file, "nccl-tests output; - for stdin")->required();
@@ -56,6 +57,8 @@ int main(int argc, char** argv) {
   run->add_option("--junit", junit_path, "write the report as JUnit XML");
   run->add_option("--node-patch", patch_path,
                   "write a kubectl node patch (label railyard.io/validated)");
+  run->add_option("--timeline", timeline_path,
+                  "write an SVG plot of each rail's throughput during the run across all rails");
   run->add_option("--sysfs-root", sysfs_root, "overrides the config's sysfsRoot");
   run->add_option("--rails", rails, "overrides the config's railsFile");
   CLI11_PARSE(app, argc, argv);
@@ -87,6 +90,8 @@ int main(int argc, char** argv) {
     written &= write_file(report_path, v::report_json(report).dump(2) + "\n");
   if (!junit_path.empty()) written &= write_file(junit_path, v::junit_xml(report));
   if (!patch_path.empty()) written &= write_file(patch_path, v::node_patch(report).dump(2) + "\n");
+  if (!timeline_path.empty())
+    written &= write_file(timeline_path, v::timeline_svg(report.timeline));
   if (!written) return 2;
   return static_cast<int>(report.verdict);
 }

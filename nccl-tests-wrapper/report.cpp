@@ -1,6 +1,7 @@
 #include "nccl-tests-wrapper/report.h"
 
 #include <cstdio>
+#include <map>
 #include <sstream>
 
 namespace railyard::validate {
@@ -39,6 +40,10 @@ std::string busbw_text(const RunOutcome& r) {
   return buf;
 }
 
+const char* status(const Finding& f) {
+  return f.ok ? "ok" : f.unknown ? "unknown" : f.warning ? "warn" : "fail";
+}
+
 }  // namespace
 
 void print_report(const Report& r, std::ostream& out) {
@@ -46,13 +51,18 @@ void print_report(const Report& r, std::ostream& out) {
   if (!r.reason.empty()) out << " (" << r.reason << ")";
   out << "\n";
   if (!r.checks.empty()) {
-    out << "\nNode checks:\n";
+    std::map<std::string, int> count;
+    for (const auto& f : r.checks) ++count[status(f)];
+    out << "\nNode checks (" << count["ok"] << " ok, " << count["fail"] << " failed, "
+        << count["warn"] << " warnings, " << count["unknown"] << " unknown):\n";
     for (const auto& f : r.checks)
       out << "  "
           << (f.ok        ? "ok  "
+              : f.unknown ? "??  "
               : f.warning ? "warn"
                           : "FAIL")
-          << "  " << f.subject << "  " << f.check << ": " << f.detail << "\n";
+          << "  " << f.subject << "  " << f.check << ": " << (f.unknown ? "unknown: " : "")
+          << f.detail << "\n";
   }
   if (!r.runs.empty()) {
     out << "\nBenchmark (large-message busbw, worst row):\n";
@@ -68,11 +78,25 @@ void print_report(const Report& r, std::ostream& out) {
 json report_json(const Report& r) {
   json checks = json::array();
   for (const auto& f : r.checks)
-    checks.push_back({{"subject", f.subject},
+    checks.push_back({{"rail", f.subject},  // DESIGN's name; "subject" kept for older readers
+                      {"subject", f.subject},
                       {"check", f.check},
+                      {"status", status(f)},
                       {"ok", f.ok},
                       {"warning", f.warning},
-                      {"detail", f.detail}});
+                      {"detail", f.detail},
+                      {"evidence", f.evidence}});
+  json counters = json::array();
+  for (const auto& c : r.counters)
+    counters.push_back({{"rail", c.rail},
+                        {"rdma_device", c.device},
+                        {"netdev", c.netdev},
+                        {"seconds", c.seconds},
+                        {"delta", c.delta}});
+  json timeline = {{"t", r.timeline.t}, {"rails", json::array()}};
+  for (const auto& rail : r.timeline.rails)
+    timeline["rails"].push_back(
+        {{"name", rail.name}, {"source", rail.source}, {"gbps", rail.gbps}});
   json runs = json::array();
   for (const auto& run : r.runs)
     runs.push_back(
@@ -85,18 +109,28 @@ json report_json(const Report& r) {
          {"ok", run.problems.empty()},
          {"problems", run.problems},
          {"avg_busbw", run.parsed.avg_busbw ? json(*run.parsed.avg_busbw) : json(nullptr)}});
-  return {
-      {"verdict", to_string(r.verdict)}, {"reason", r.reason}, {"checks", checks}, {"runs", runs}};
+  return {{"verdict", to_string(r.verdict)},
+          {"reason", r.reason},
+          {"checks", checks},
+          {"runs", runs},
+          {"counters", counters},
+          {"timeline", timeline}};
 }
 
 std::string junit_xml(const Report& r) {
   int tests = 0, failures = 0;
   std::ostringstream cases;
+  int skipped = 0;
   auto tc = [&](const std::string& cls, const std::string& name,
-                const std::vector<std::string>& problems) {
+                const std::vector<std::string>& problems, const std::string& skip = "") {
     ++tests;
     cases << "    <testcase classname=\"" << xml_escape(cls) << "\" name=\"" << xml_escape(name)
           << "\"";
+    if (!skip.empty()) {
+      ++skipped;
+      cases << ">\n      <skipped message=\"" << xml_escape(skip) << "\"/>\n    </testcase>\n";
+      return;
+    }
     if (problems.empty()) {
       cases << "/>\n";
       return;
@@ -108,13 +142,14 @@ std::string junit_xml(const Report& r) {
   };
   for (const auto& f : r.checks)
     tc("checks." + f.check, f.subject,
-       f.ok || f.warning ? std::vector<std::string>{} : std::vector<std::string>{f.detail});
+       f.fails() ? std::vector<std::string>{f.detail} : std::vector<std::string>{},
+       f.unknown ? "unknown: " + f.detail : "");
   for (const auto& run : r.runs) tc("benchmark", run.name, run.problems);
   if (r.verdict == Verdict::kCouldNotRun) tc("railyard-validate", "run", {r.reason});
   std::ostringstream out;
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite "
          "name=\"railyard-validate\" tests=\""
-      << tests << "\" failures=\"" << failures << "\">\n"
+      << tests << "\" failures=\"" << failures << "\" skipped=\"" << skipped << "\">\n"
       << cases.str() << "  </testsuite>\n</testsuites>\n";
   return out.str();
 }
@@ -122,8 +157,7 @@ std::string junit_xml(const Report& r) {
 json node_patch(const Report& r) {
   json summary = {{"verdict", to_string(r.verdict)}, {"failed", json::array()}};
   for (const auto& f : r.checks)
-    if (!f.ok && !f.warning)
-      summary["failed"].push_back(f.subject + " " + f.check + ": " + f.detail);
+    if (f.fails()) summary["failed"].push_back(f.subject + " " + f.check + ": " + f.detail);
   for (const auto& run : r.runs)
     for (const auto& p : run.problems) summary["failed"].push_back(run.name + ": " + p);
   return {{"metadata",

@@ -1,9 +1,14 @@
 #include "nccl-tests-wrapper/validate.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 
 #include "common/process.h"
+#include "nccl-tests-wrapper/counters.h"
+#include "nccl-tests-wrapper/mtu.h"
+#include "nccl-tests-wrapper/pcie_acs.h"
+#include "nccl-tests-wrapper/roce_qos.h"
 #include "topology/discover.h"
 
 namespace railyard::validate {
@@ -57,10 +62,22 @@ void node_checks(const Config& cfg, const topo::Node& node, const topo::Sysfs& s
               fmt(*cfg.checks.expected_rate_gbps) + " Gb/s");
     if (cfg.checks.pcie_not_degraded)
       add("pcie", !nic.pf.pci.link.degraded(), "PCIe " + nic.pf.pci.link.to_string());
-    if (cfg.checks.min_mtu) {
-      const int mtu = nic.pf.netdevs.empty() ? 0 : nic.pf.netdevs.front().mtu;
-      add("mtu", mtu >= *cfg.checks.min_mtu,
-          "MTU " + std::to_string(mtu) + ", at least " + std::to_string(*cfg.checks.min_mtu));
+    const bool roce = port && port->link_layer == "Ethernet";
+    if (cfg.checks.min_mtu || cfg.checks.fabric_mtu) {
+      MtuFacts facts;
+      facts.netdev_mtu = nic.pf.netdevs.empty() ? 0 : nic.pf.netdevs.front().mtu;
+      facts.roce = roce;
+      // Only a live node's devices are the ones sysfs describes.
+      if (port && sysfs.root() == "/")
+        facts.active_mtu = query_active_mtu(nic.pf.rdma_name(), port->number);
+      report.checks.push_back(
+          judge_mtu(who, facts, cfg.checks.min_mtu.value_or(0), cfg.checks.fabric_mtu));
+    }
+    if (cfg.checks.roce_qos && roce) {
+      const std::string netdev = nic.pf.netdev_name();
+      report.checks.push_back(judge_roce_qos(who, netdev, nic.pf.pci.driver, query_dcb(netdev),
+                                             read_ecn(sysfs, netdev, cfg.checks.roce_priority),
+                                             cfg.checks.roce_priority, cfg.checks.require_ecn));
     }
     if (cfg.checks.roce_gid && port && port->link_layer == "Ethernet") {
       const bool v2 = std::any_of(port->gids.begin(), port->gids.end(),
@@ -69,10 +86,16 @@ void node_checks(const Config& cfg, const topo::Node& node, const topo::Sysfs& s
           v2 ? "RoCE v2 GID present" : "no RoCE v2 GID (is the netdev up with an address?)");
     }
     for (const auto& b : node.bundles)
-      if (b.rail == static_cast<int>(k))
+      if (b.rail == static_cast<int>(k)) {
         add("path", b.path <= max_path,
             "GPU" + std::to_string(b.gpu) + " <-> NIC is " + std::string(topo::to_string(b.path)) +
                 ", at most " + cfg.checks.max_path_class);
+        if (cfg.checks.pcie_acs)
+          for (auto& f : judge_bundle_path(
+                   sysfs, who, "GPU" + std::to_string(b.gpu) + " <-> " + nic.pf.rdma_name(),
+                   node.gpus[static_cast<size_t>(b.gpu)].pci, nic.pf.pci))
+            report.checks.push_back(std::move(f));
+      }
   }
   if (cfg.checks.gpu_direct != "off" && !node.gpus.empty()) {
     const bool peermem = sysfs.open_dir(sysfs.sys("module/nvidia_peermem")).has_value() ||
@@ -94,10 +117,15 @@ void run_once(const Config& cfg, RunOutcome& run) {
   std::map<std::string, std::string> env = cfg.benchmark.env;
   env["NCCL_IB_HCA"] = run.nccl_ib_hca;
   env["CUDA_VISIBLE_DEVICES"] = run.cuda_visible_devices;
+  if (cfg.checks.nccl_path) {  // nccl-path reads what NCCL says it chose
+    env["NCCL_DEBUG"] = "INFO";
+    env["NCCL_DEBUG_SUBSYS"] = "INIT,NET";
+  }
   const ProcessResult p = run_process(argv, env, "", Stderr::kMerge);
   run.exit_code = p.exit_code;
   run.could_not_run = run.exit_code == 127 || run.exit_code == 126;
   run.parsed = parse_nccl_tests(p.out);
+  run.nccl = parse_nccl_log(p.out);
 }
 
 void judge(const Config& cfg, std::optional<double> line_rate_gbps,
@@ -186,6 +214,41 @@ void judge_against_rails(const Config& cfg, double median_rail, size_t rails, Ru
                          "%");
 }
 
+struct Counters {
+  std::chrono::steady_clock::time_point at;
+  std::vector<RailCounters> rails;
+};
+
+Counters read_counters(const topo::Node& node, const topo::Sysfs& sysfs) {
+  Counters c{std::chrono::steady_clock::now(), {}};
+  for (int r : node.rails) {
+    const topo::Nic& nic = node.nics[static_cast<size_t>(r)];
+    c.rails.push_back(read_rail_counters(
+        sysfs, nic.pf.rdma_name(), nic.port() ? nic.port()->number : 1, nic.pf.netdev_name()));
+  }
+  return c;
+}
+
+// port-errors and link-flaps over the benchmarks, and every counter's growth in the report, so
+// that a degraded rail is named by its counters too.
+void counter_checks(const Config& cfg, const topo::Node& node, const Counters& before,
+                    const Counters& after, Report& report) {
+  const double seconds = std::chrono::duration<double>(after.at - before.at).count();
+  const CounterLimits limits{cfg.checks.counter_thresholds, cfg.checks.max_link_flaps};
+  for (size_t k = 0; k < node.rails.size(); ++k) {
+    const topo::Nic& nic = node.nics[static_cast<size_t>(node.rails[k])];
+    const std::string who = rail_name(node, static_cast<int>(k));
+    if (cfg.checks.port_errors)
+      report.checks.push_back(
+          judge_port_errors(who, before.rails[k], after.rails[k], seconds, limits));
+    if (cfg.checks.link_flaps)
+      report.checks.push_back(
+          judge_link_flaps(who, before.rails[k], after.rails[k], seconds, limits));
+    report.counters.push_back({who, nic.pf.rdma_name(), nic.pf.netdev_name(), seconds,
+                               counter_delta(before.rails[k], after.rails[k])});
+  }
+}
+
 }  // namespace
 
 Report validate_node(const Config& cfg) {
@@ -213,6 +276,7 @@ Report validate_node(const Config& cfg) {
     return report;
   }
   node_checks(cfg, node, sysfs, report);
+  const Counters before = read_counters(node, sysfs);
 
   if (!cfg.benchmark.command.empty()) {
     std::optional<double> median_rail;  // of the per-rail runs
@@ -223,6 +287,7 @@ Report validate_node(const Config& cfg) {
         run.name = rail_name(node, static_cast<int>(k));
         run.nccl_ib_hca =
             "=" + nic.pf.rdma_name() + ":" + std::to_string(nic.port() ? nic.port()->number : 1);
+        run.rdma_devices = {nic.pf.rdma_name()};
         for (const auto& b : node.bundles)
           if (b.rail == static_cast<int>(k) && run.cuda_visible_devices.empty())
             run.cuda_visible_devices = std::to_string(b.gpu);
@@ -256,14 +321,35 @@ Report validate_node(const Config& cfg) {
         const topo::Nic& nic = node.nics[static_cast<size_t>(node.rails[k])];
         run.nccl_ib_hca += (k ? "," : "=") + nic.pf.rdma_name() + ":" +
                            std::to_string(nic.port() ? nic.port()->number : 1);
+        run.rdma_devices.push_back(nic.pf.rdma_name());
       }
       for (const auto& g : node.gpus)
         run.cuda_visible_devices += (g.index ? "," : "") + std::to_string(g.index);
+      std::optional<TimelineSampler> sampler;
+      if (cfg.checks.timeline_hz > 0) {
+        std::vector<TimelineSampler::Rail> rails;
+        for (size_t k = 0; k < node.rails.size(); ++k) {
+          const topo::Nic& nic = node.nics[static_cast<size_t>(node.rails[k])];
+          rails.push_back(
+              {rail_name(node, static_cast<int>(k)),
+               rail_byte_counter(sysfs, nic.pf.rdma_name(), nic.port() ? nic.port()->number : 1,
+                                 nic.pf.netdev_name())});
+        }
+        sampler.emplace(std::move(rails), std::chrono::milliseconds(
+                                              static_cast<int>(1000.0 / cfg.checks.timeline_hz)));
+      }
       run_judged(cfg, std::nullopt, cfg.benchmark.all_rails_min_busbw_gbps, run);
+      if (sampler) report.timeline = sampler->stop();
       if (median_rail) judge_against_rails(cfg, *median_rail, node.rails.size(), run);
       report.runs.push_back(std::move(run));
     }
   }
+
+  for (const auto& run : report.runs)
+    if (cfg.checks.nccl_path && !run.could_not_run)
+      report.checks.push_back(
+          judge_nccl_path(run.name, run.nccl, run.rdma_devices, cfg.checks.gpu_direct));
+  counter_checks(cfg, node, before, read_counters(node, sysfs), report);
 
   const bool cannot =
       !report.runs.empty() && std::all_of(report.runs.begin(), report.runs.end(),
@@ -274,7 +360,7 @@ Report validate_node(const Config& cfg) {
     return report;
   }
   const bool failed = std::any_of(report.checks.begin(), report.checks.end(),
-                                  [](const Finding& f) { return !f.ok && !f.warning; }) ||
+                                  [](const Finding& f) { return f.fails(); }) ||
                       std::any_of(report.runs.begin(), report.runs.end(),
                                   [](const RunOutcome& r) { return !r.problems.empty(); });
   report.verdict = failed ? Verdict::kFail : Verdict::kPass;

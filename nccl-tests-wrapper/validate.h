@@ -3,22 +3,18 @@
 // large-message rows only (never the sweep average), each failing run repeated before failing.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "nccl-tests-wrapper/config.h"
+#include "nccl-tests-wrapper/finding.h"
+#include "nccl-tests-wrapper/nccl_log.h"
 #include "nccl-tests-wrapper/parse.h"
+#include "nccl-tests-wrapper/timeline.h"
 
 namespace railyard::validate {
-
-struct Finding {
-  std::string subject;  // "rail 3 (mlx5_5)" or "node"
-  std::string check;    // "port", "rate", "pcie", "mtu", "roce-gid", "path", "gpudirect"
-  bool ok = true;
-  bool warning = false;  // not ok, but not failing the node
-  std::string detail;
-};
 
 struct RunOutcome {
   std::string name;  // "rail 3 (mlx5_5)" or "all rails"
@@ -28,13 +24,25 @@ struct RunOutcome {
   std::optional<double> busbw;  // the lowest busbw among large-message rows
   std::vector<std::string> problems;
   ParseResult parsed;
-  bool could_not_run = false;  // the command could not be started
+  NcclNetUse nccl;                        // what NCCL's INFO lines say it did
+  std::vector<std::string> rdma_devices;  // the rails under test
+  bool could_not_run = false;             // the command could not be started
 };
 
 enum class Verdict { kPass = 0, kFail = 1, kCouldNotRun = 2 };
 
+// Every rail's counters, read before the benchmarks and after them.
+struct RailCounterDelta {
+  std::string rail, device, netdev;
+  double seconds = 0;
+  std::map<std::string, int64_t>
+      delta;  // "counters/symbol_error", "hw_counters/...", "carrier_changes"
+};
+
 struct Report {
   std::vector<Finding> checks;
+  std::vector<RailCounterDelta> counters;
+  Timeline timeline;  // per-rail throughput during the run across all rails
   std::vector<RunOutcome> runs;
   Verdict verdict = Verdict::kPass;
   std::string reason;  // for kCouldNotRun

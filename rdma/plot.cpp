@@ -57,15 +57,20 @@ std::string size_label(double bytes) {
   return b;
 }
 
-std::string svg_plot(const std::string& title, const std::vector<Series>& series) {
+std::string svg_plot(const std::string& title, const std::vector<Series>& series,
+                     const Axes& axes) {
   const double W = 800, H = 480, left = 70, right = 180, top = 40, bottom = 60;
   const double pw = W - left - right, ph = H - top - bottom;
+  const bool logx = axes.log_size_x;
+  // On the log axis x is log2(bytes) and only positive sizes plot; on the linear one, x itself.
+  auto fx = [&](double x) { return logx ? std::log2(x) : x; };
+  auto plotted = [&](double x) { return !logx || x > 0; };
   double xmin = 0, xmax = 0, ymax = 0;
   bool any = false;
   for (const auto& s : series)
     for (const auto& [x, y] : s.points) {
-      if (x <= 0) continue;
-      const double lx = std::log2(x);
+      if (!plotted(x)) continue;
+      const double lx = fx(x);
       xmin = any ? std::min(xmin, lx) : lx;
       xmax = any ? std::max(xmax, lx) : lx;
       ymax = std::max(ymax, y);
@@ -75,7 +80,8 @@ std::string svg_plot(const std::string& title, const std::vector<Series>& series
   if (ymax <= 0) ymax = 1;
   const double ystep = nice_step(ymax, 5);
   ymax = std::ceil(ymax / ystep) * ystep;
-  auto X = [&](double bytes) { return left + (std::log2(bytes) - xmin) / (xmax - xmin) * pw; };
+  if (!logx) xmin = std::min(xmin, 0.0);
+  auto X = [&](double x) { return left + (fx(x) - xmin) / (xmax - xmin) * pw; };
   auto Y = [&](double v) { return top + ph - v / ymax * ph; };
 
   static const char* colours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
@@ -91,32 +97,39 @@ std::string svg_plot(const std::string& title, const std::vector<Series>& series
     o += "<text x=\"" + num(left - 6) + "\" y=\"" + num(Y(v) + 4) + "\" text-anchor=\"end\">" +
          label(v) + "</text>\n";
   }
-  const int xstep = std::max(1, static_cast<int>(std::ceil((xmax - xmin) / 10)));
-  for (int e = static_cast<int>(std::ceil(xmin)); e <= static_cast<int>(xmax); e += xstep) {
-    const double x = X(std::pow(2.0, e));
-    o += "<line x1=\"" + num(x) + "\" x2=\"" + num(x) + "\" y1=\"" + num(top) + "\" y2=\"" +
+  auto xtick = [&](double x, const std::string& text) {
+    o += "<line x1=\"" + num(X(x)) + "\" x2=\"" + num(X(x)) + "\" y1=\"" + num(top) + "\" y2=\"" +
          num(top + ph) + "\" stroke=\"#eee\"/>\n";
-    o += "<text x=\"" + num(x) + "\" y=\"" + num(top + ph + 18) + "\" text-anchor=\"middle\">" +
-         size_label(std::pow(2.0, e)) + "</text>\n";
+    o += "<text x=\"" + num(X(x)) + "\" y=\"" + num(top + ph + 18) + "\" text-anchor=\"middle\">" +
+         text + "</text>\n";
+  };
+  if (logx) {
+    const int xstep = std::max(1, static_cast<int>(std::ceil((xmax - xmin) / 10)));
+    for (int e = static_cast<int>(std::ceil(xmin)); e <= static_cast<int>(xmax); e += xstep)
+      xtick(std::pow(2.0, e), size_label(std::pow(2.0, e)));
+  } else {
+    const double step = nice_step(xmax - xmin, 8);
+    for (double x = std::ceil(xmin / step) * step; x <= xmax + step / 1e6; x += step)
+      xtick(x, label(x));
   }
   o += "<rect x=\"" + num(left) + "\" y=\"" + num(top) + "\" width=\"" + num(pw) + "\" height=\"" +
        num(ph) + "\" fill=\"none\" stroke=\"#333\"/>\n";
-  o += "<text x=\"" + num(left + pw / 2) + "\" y=\"" + num(H - 15) +
-       "\" text-anchor=\"middle\">message size</text>\n";
+  o += "<text x=\"" + num(left + pw / 2) + "\" y=\"" + num(H - 15) + "\" text-anchor=\"middle\">" +
+       escape(axes.x_label) + "</text>\n";
   o += "<text transform=\"translate(18," + num(top + ph / 2) +
-       ") rotate(-90)\" text-anchor=\"middle\">busbw (GB/s)</text>\n";
+       ") rotate(-90)\" text-anchor=\"middle\">" + escape(axes.y_label) + "</text>\n";
   for (size_t i = 0; i < series.size(); ++i) {
     const char* c = colours[i % 10];
     std::string pts;
     for (const auto& [x, y] : series[i].points)
-      if (x > 0) pts += num(X(x)) + "," + num(Y(y)) + " ";
+      if (plotted(x)) pts += num(X(x)) + "," + num(Y(y)) + " ";
     o += "<polyline fill=\"none\" stroke=\"" + std::string(c) + "\" stroke-width=\"2\" points=\"" +
          pts + "\"/>\n";
     for (const auto& [x, y] : series[i].points)
-      if (x > 0)
+      if (plotted(x))
         o += "<circle cx=\"" + num(X(x)) + "\" cy=\"" + num(Y(y)) + "\" r=\"2.5\" fill=\"" + c +
-             "\"><title>" + escape(series[i].name) + ": " + size_label(x) + ", " + num(y) +
-             " GB/s</title></circle>\n";
+             "\"><title>" + escape(series[i].name) + ": " + (logx ? size_label(x) : label(x)) +
+             ", " + num(y) + " GB/s</title></circle>\n";
     const double ly = top + 10 + 20 * static_cast<double>(i);
     o += "<line x1=\"" + num(left + pw + 12) + "\" x2=\"" + num(left + pw + 32) + "\" y1=\"" +
          num(ly) + "\" y2=\"" + num(ly) + "\" stroke=\"" + c + "\" stroke-width=\"2\"/>\n";

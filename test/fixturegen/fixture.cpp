@@ -1,5 +1,6 @@
 #include "test/fixturegen/fixture.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -131,13 +132,56 @@ class Generator {
     return dir;
   }
 
-  // A bridge at bus:dev.fn; returns its directory and its secondary bus.
+  // A bridge at bus:dev.fn; returns its directory and its secondary bus. `acs`: the ACS
+  // Control bits its config space shows.
   std::pair<fs::path, uint32_t> bridge(const fs::path& parent, uint32_t bus, uint32_t dev,
                                        uint32_t fn, const std::string& vendor,
-                                       const std::string& driver) {
+                                       const std::string& driver, uint16_t acs = 0,
+                                       const json& link_desc = json::object()) {
     const fs::path dir = function(parent, bdf(domain_, bus, dev, fn), vendor, "1234", 0x060400,
-                                  driver, json::object(), true);
+                                  driver, link_desc, true);
+    write_bridge_config(dir / "config", vendor, acs);
     return {dir, take_bus()};
+  }
+
+  // 4 KiB of config space as root reads it: a type 1 header, the PCI Express capability, and
+  // in extended space AER (0x100) then ACS (0x148), so readers walk a real chain.
+  static void write_bridge_config(const fs::path& p, const std::string& vendor, uint16_t acs) {
+    std::string c(4096, '\0');
+    auto put16 = [&](size_t at, uint16_t v) {
+      c[at] = static_cast<char>(v & 0xff);
+      c[at + 1] = static_cast<char>(v >> 8);
+    };
+    auto put32 = [&](size_t at, uint32_t v) {
+      put16(at, static_cast<uint16_t>(v & 0xffff));
+      put16(at + 2, static_cast<uint16_t>(v >> 16));
+    };
+    put16(0x00, static_cast<uint16_t>(std::stoul(vendor, nullptr, 16)));
+    put16(0x02, 0x1234);
+    put16(0x06, 0x0010);  // status: capabilities list
+    c[0x0e] = 0x01;       // header type 1: a bridge
+    c[0x34] = 0x40;
+    put16(0x40, 0x0010);                             // PCI Express capability, last in the list
+    put32(0x100, 0x0001 | 1u << 16 | 0x148u << 20);  // AER, version 1, next 0x148
+    put32(0x148, 0x000d | 1u << 16);                 // ACS, version 1, last
+    put16(0x14c, 0x007f);                            // ACS Capability: every control there is
+    put16(0x14e, acs);
+    fs::create_directories(p.parent_path());
+    std::ofstream out(p, std::ios::binary);
+    out.write(c.data(), static_cast<std::streamsize>(c.size()));
+    if (!out) throw std::runtime_error("cannot write " + p.string());
+  }
+
+  // "SV", "TB", "RR", "CR", "UF", "EC", "DT": the ACS Control bits in the spec's order.
+  static uint16_t acs_bits(const json& names) {
+    static const char* order[] = {"SV", "TB", "RR", "CR", "UF", "EC", "DT"};
+    uint16_t bits = 0;
+    for (const auto& n : names) {
+      const auto* it = std::find(std::begin(order), std::end(order), n.get<std::string>());
+      if (it == std::end(order)) throw std::runtime_error("unknown ACS bit " + n.dump());
+      bits = static_cast<uint16_t>(bits | 1u << (it - std::begin(order)));
+    }
+    return bits;
   }
 
   void slot(const json& s, const fs::path& parent, uint32_t bus, uint32_t dev) {
@@ -146,10 +190,15 @@ class Generator {
     const std::string kind = s.begin().key();
     const json& body = s.begin().value();
     if (kind == "switch") {
-      auto up = bridge(parent, bus, dev, 0, "1000", "pcieport");
-      for (size_t i = 0; i < body.size(); ++i) {
-        auto down = bridge(up.first, up.second, static_cast<uint32_t>(i), 0, "1000", "pcieport");
-        slot(body[i], down.first, down.second, 0);
+      // [SLOT, ...], or {"ports": [SLOT, ...], "acs": ["RR", ...]} for ACS on its downstream ports
+      const json& ports = body.is_object() ? body.at("ports") : body;
+      const uint16_t acs = body.is_object() ? acs_bits(body.value("acs", json::array())) : 0;
+      auto up = bridge(parent, bus, dev, 0, "1000", "pcieport", 0,
+                       body.is_object() ? body.value("link", json::object()) : json::object());
+      for (size_t i = 0; i < ports.size(); ++i) {
+        auto down =
+            bridge(up.first, up.second, static_cast<uint32_t>(i), 0, "1000", "pcieport", acs);
+        slot(ports[i], down.first, down.second, 0);
       }
     } else if (kind == "gpu") {
       function(parent, bdf(domain_, bus, dev, 0), "10de", body.value("device", std::string("2330")),
@@ -185,18 +234,47 @@ class Generator {
   }
 
   void netdev(const fs::path& fn_dir, const std::string& name, const std::string& mac, int mtu,
-              bool ib, const std::string& operstate) {
+              bool ib, const std::string& operstate, const json& fn = json::object()) {
     const fs::path dir = fn_dir / "net" / name;
     write(dir / "address", mac);
     write(dir / "mtu", std::to_string(mtu));
     write(dir / "operstate", operstate);
     write(dir / "type", ib ? "32" : "1");
+    write(dir / "carrier_changes", std::to_string(fn.value("carrier_changes", 2)));
+    write(dir / "statistics/tx_bytes", "0");
+    write(dir / "statistics/rx_bytes", "0");
+    // mlx5's RoCE ECN switches, one file per priority: "ecn": {"np": [3], "rp": [3]} lists the
+    // enabled ones (default all, as the driver starts), "ecn": false leaves them out.
+    const json ecn = fn.value("ecn", json::object());
+    if (!ib && !ecn.is_boolean())
+      for (const char* role : {"np", "rp"}) {
+        const json on = ecn.value(role, json::array({0, 1, 2, 3, 4, 5, 6, 7}));
+        for (int p = 0; p < 8; ++p)
+          write(dir / "ecn" / (std::string("roce_") + role) / "enable" / std::to_string(p),
+                std::find(on.begin(), on.end(), p) != on.end() ? "1" : "0");
+      }
     link(dir / "device", fn_dir);  // as the kernel: class/net/<dev>/device -> the function
     link(sys_ / "class/net" / name, dir);
   }
 
+  // A port's error and traffic counters (PMA counters/ and the driver's hw_counters/), zero
+  // unless "counters": {"symbol_error": 3, ...} says otherwise.
+  static void port_counters(const fs::path& port, const json& fn) {
+    const json given = fn.value("counters", json::object());
+    auto value = [&](const std::string& n) { return std::to_string(given.value(n, 0)); };
+    for (const char* n :
+         {"symbol_error", "link_downed", "link_error_recovery", "port_rcv_errors",
+          "port_xmit_discards", "local_link_integrity_errors", "excessive_buffer_overrun_errors",
+          "port_xmit_data", "port_rcv_data", "port_xmit_packets", "port_rcv_packets"})
+      write(port / "counters" / n, value(n));
+    for (const char* n : {"out_of_sequence", "packet_seq_err", "roce_adp_retrans", "np_cnp_sent",
+                          "rp_cnp_handled", "local_ack_timeout_err"})
+      write(port / "hw_counters" / n, value(n));
+  }
+
   void rdma(const fs::path& fn_dir, const std::string& name, const json& fn, bool ib,
-            const std::string& netdev_name, const std::string& mac, bool with_port) {
+            const std::string& netdev_name, const std::string& mac, bool with_port,
+            bool with_counters = false) {
     const fs::path dev = fn_dir / "infiniband" / name;
     write(dev / "node_type", "1: CA");
     link(dev / "device", fn_dir);  // as the kernel: class/infiniband/<dev>/device -> the function
@@ -214,6 +292,7 @@ class Generator {
       write(port / "rate",
             fn.value("rate", std::string(ib ? "400 Gb/sec (4X NDR)" : "400 Gb/sec (4X HDR)")));
       write(port / "link_layer", ib ? "InfiniBand" : "Ethernet");
+      if (with_counters) port_counters(port, fn);
       // A few GID entries, the unused ones all zero as the kernel shows them.
       const std::string iid = mac.substr(0, 2) + mac.substr(3, 2) + ":" + mac.substr(6, 2) +
                               "ff:fe" + mac.substr(9, 2) + ":" + mac.substr(12, 2) +
@@ -262,10 +341,10 @@ class Generator {
     const std::string nd = fn.value("netdev", std::string());
     const std::string operstate =
         fn.value("state", std::string("ACTIVE")) == "ACTIVE" ? "up" : "down";
-    if (!nd.empty()) netdev(dir, nd, mac, fn.value("mtu", ib ? 4092 : 9000), ib, operstate);
+    if (!nd.empty()) netdev(dir, nd, mac, fn.value("mtu", ib ? 4092 : 9000), ib, operstate, fn);
     if (fn.value("rdma_device", true))
       rdma(dir, fn.contains("rdma") ? fn["rdma"].get<std::string>() : next_rdma_name(), fn, ib, nd,
-           mac, true);
+           mac, true, true);
 
     const int vfs = fn.value("vfs", 0);
     const int total = fn.value("total_vfs", std::max(vfs, 16));
@@ -286,7 +365,8 @@ class Generator {
                                   ? vf_names[static_cast<size_t>(i)].get<std::string>()
                                   : (nd.empty() ? "" : nd + "v" + std::to_string(i));
       const std::string vmac = mac_for(bus, devfn, i);
-      if (!vnd.empty()) netdev(vdir, vnd, vmac, ib ? 4092 : 9000, ib, "up");
+      if (!vnd.empty())  // VFs: no ECN switches of their own
+        netdev(vdir, vnd, vmac, ib ? 4092 : 9000, ib, "up", json{{"ecn", false}});
       if (fn.value("vf_rdma", true)) rdma(vdir, next_rdma_name(), fn, ib, vnd, vmac, true);
     }
   }

@@ -9,11 +9,18 @@
 // A SLOT is one of
 //   {"gpu": {GPU}}             an NVIDIA GPU
 //   {"nic": {FN}} / {"nic": [{FN}, {FN}]}   one card, one function per port (dual-port NICs)
-//   {"switch": [SLOT, ...]}    a PCIe switch: upstream port, one downstream port per slot
+//   {"switch": [SLOT, ...]}    a PCIe switch: upstream port, one downstream port per slot;
+//   {"switch": {"ports": [SLOT, ...], "acs": ["RR", "CR"]}}   with ACS Control bits on its
+//                              downstream ports (every bridge has 4 KiB of config space with AER
+//                              and ACS extended capabilities; ACS off unless given), and "link"
+//                              for its upstream port's link
 //   {"device": {"class": "0x010802", "vendor": "144d"}}   anything else (NVMe, ...)
 // FN: rdma, netdev, link_layer ("InfiniBand"|"Ethernet"), rate, state, phys_state, mtu, mac,
 //     vfs (number of VFs), total_vfs, vf_netdevs (names), vf_rdma (bool, default true), link,
-//     ipv4 (RoCE: the netdev's address, whose IPv4-mapped GIDs the port then lists).
+//     ipv4 (RoCE: the netdev's address, whose IPv4-mapped GIDs the port then lists),
+//     counters ({"symbol_error": 3}: a PF port's counters/ and hw_counters/, zero otherwise),
+//     carrier_changes (the netdev's, default 2), ecn ({"np": [3], "rp": [3]}: the RoCE
+//     priorities with ECN on, default all; false: no ecn/ directory).
 // GPU/FN/device "link": {"width": 16, "max_width": 16, "speed": "32.0 GT/s PCIe", "max_speed"}.
 // Bus numbers are given out depth-first from the host bridge's bus, as the kernel does.
 #pragma once

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "test/support/fixture_node.h"
 #include "test/support/run.h"
@@ -225,7 +226,119 @@ TEST_CASE("node checks on a degraded node name the rails, without a benchmark", 
   CHECK_THAT(r.out, Catch::Contains("FAIL  rail 0 (mlx5_0)  pcie: PCIe x8/x16 32.0 GT/s"));
   CHECK_THAT(r.out, Catch::Contains("FAIL  rail 1 (mlx5_1)  port: port 1 DOWN (Disabled)"));
   CHECK_THAT(r.out, Catch::Contains("ok    rail 1 (mlx5_1)  roce-gid: RoCE v2 GID present"));
-  CHECK_THAT(r.out, Catch::Contains("ok    rail 0 (mlx5_0)  mtu: MTU 4092, at least 4092"));
+  // RoCE: the port MTU follows from the netdev's; InfiniBand: only the device can say.
+  CHECK_THAT(r.out, Catch::Contains("ok    rail 1 (mlx5_1)  mtu: netdev MTU 9000, port MTU 4096 "
+                                    "(derived from the netdev), fabric 4096"));
+  CHECK_THAT(r.out,
+             Catch::Contains("??    rail 0 (mlx5_0)  mtu: unknown: netdev MTU 4092, port MTU "
+                             "unknown (no verbs device to ask), fabric 4096"));
+  // The fixture's RoCE netdev is not in this network namespace: DCB cannot answer for it.
+  CHECK_THAT(r.out, Catch::Contains("??    rail 1 (mlx5_1)  roce-qos: unknown: no DCB answer for "
+                                    "enp155s0np0 (mlx5_core): no netdev enp155s0np0"));
+}
+
+TEST_CASE("counters during the run: symbol errors on one rail, a flap on another, both named",
+          "[validate][run]") {
+  Node n;
+  const auto port = [&](const std::string& dev) {
+    return n.fx.sys("class/infiniband/" + dev + "/ports/1/counters/").string();
+  };
+  // What a bad cable does while all_reduce_perf runs on its rail.
+  n.put("mlx5_9.sh", "echo 40 >" + port("mlx5_9") + "symbol_error\n");
+  n.put("mlx5_4.sh", "echo 4 >" + n.fx.sys("class/net/ibp76s0/carrier_changes").string() + "\n");
+  auto r = n.validate(n.config());
+  INFO(r.out);
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(
+      r.out,
+      Catch::Matches("[\\s\\S]*FAIL  rail 5 \\(mlx5_9\\)  port-errors: symbol_error \\+40 \\(0 -> "
+                     "40\\) over [0-9.]+ s[\\s\\S]*"));
+  CHECK_THAT(r.out,
+             Catch::Matches("[\\s\\S]*FAIL  rail 2 \\(mlx5_4\\)  link-flaps: 1 flap\\(s\\) over "
+                            "[0-9.]+ s \\(carrier_changes \\+2, link_downed \\+0\\)[\\s\\S]*"));
+  CHECK_THAT(r.out, Catch::Contains("ok    rail 0 (mlx5_0)  port-errors: no error counter grew"));
+  // Benchmarks pass: the counters alone name the rails.
+  CHECK(n.run_named("rail 5 (mlx5_9)")["ok"] == true);
+  const json rep = n.report();
+  bool found = false;
+  for (const auto& c : rep["counters"])
+    if (c["rail"] == "rail 5 (mlx5_9)") {
+      found = true;
+      CHECK(c["delta"]["counters/symbol_error"] == 40);
+      CHECK(c["delta"]["carrier_changes"] == 0);
+    }
+  CHECK(found);
+  found = false;
+  for (const auto& c : rep["checks"])
+    if (c["rail"] == "rail 5 (mlx5_9)" && c["check"] == "port-errors") {
+      found = true;
+      CHECK(c["status"] == "fail");
+      CHECK(c["evidence"]["growth"]["symbol_error"] == 40);
+      CHECK(c["evidence"]["growth"]["np_cnp_sent"] == 0);
+    }
+  CHECK(found);
+  auto patch = json::parse(std::ifstream(n.dir.path() / "patch.json"));
+  CHECK_THAT(patch["metadata"]["annotations"]["railyard.io/validation"].get<std::string>(),
+             Catch::Contains("rail 5 (mlx5_9) port-errors: symbol_error +40"));
+}
+
+TEST_CASE("nccl-path: one rail fell back to sockets and is named, no INFO lines is unknown",
+          "[validate][run]") {
+  Node n;
+  std::stringstream socket;
+  socket << std::ifstream(std::string(RAILYARD_FIXTURES_DIR) + "/nccl-tests/nccl-info-socket.txt")
+                .rdbuf();
+  n.put("mlx5_3.txt", socket.str());
+  auto r =
+      n.validate(n.config({{"minFractionOfLineRate", nullptr}, {"minFractionOfMedianRail", 0.0}}));
+  INFO(r.out);
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.out, Catch::Contains("FAIL  rail 1 (mlx5_3)  nccl-path: NCCL used NET/Socket, not "
+                                    "NET/IB"));
+  CHECK_THAT(r.out,
+             Catch::Contains("??    rail 0 (mlx5_0)  nccl-path: unknown: the benchmark printed "
+                             "no NCCL INFO lines"));
+  std::stringstream junit;
+  junit << std::ifstream(n.dir.path() / "junit.xml").rdbuf();
+  CHECK_THAT(junit.str(), Catch::Contains("<testcase classname=\"checks.nccl-path\" name=\"rail 1 "
+                                          "(mlx5_3)\">\n      <failure message=\"NCCL used "
+                                          "NET/Socket"));
+  CHECK_THAT(junit.str(), Catch::Contains("<skipped message=\"unknown: the benchmark printed"));
+}
+
+TEST_CASE("timeline: every rail's throughput during the all-rail run, a stalled rail flat",
+          "[validate][run]") {
+  Node n;
+  // Seven rails move 1 GB (in 4-byte words) during the run across all rails; mlx5_11 stalls.
+  std::string hook;
+  for (const char* dev : {"mlx5_0", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_9", "mlx5_10"})
+    hook += "echo 250000000 >" +
+            n.fx.sys(std::string("class/infiniband/") + dev + "/ports/1/counters/port_xmit_data")
+                .string() +
+            "\n";
+  n.put("all.sh", hook);
+  const std::string svg = (n.dir.path() / "timeline.svg").string();
+  auto r = run({kValidate, "run", "--config", n.config(), "--report",
+                (n.dir.path() / "report.json").string(), "--timeline", svg});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  const json t = n.report()["timeline"];
+  REQUIRE(t["rails"].size() == 8);
+  CHECK(!t["t"].empty());
+  for (const auto& rail : t["rails"]) {
+    CHECK(rail["source"] == "port_xmit_data");
+    CHECK(rail["gbps"].size() == t["t"].size());
+    double peak = 0;
+    for (double v : rail["gbps"]) peak = std::max(peak, v);
+    if (rail["name"] == "rail 7 (mlx5_11)")
+      CHECK(peak == 0);
+    else
+      CHECK(peak > 0);
+  }
+  std::stringstream plot;
+  plot << std::ifstream(svg).rdbuf();
+  CHECK_THAT(plot.str(), Catch::Contains("rail 7 (mlx5_11)"));
+  CHECK_THAT(plot.str(), Catch::StartsWith("<svg"));
 }
 
 TEST_CASE("could not run: exit 2 with the reason", "[validate][run]") {

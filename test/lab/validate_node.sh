@@ -25,7 +25,7 @@ exec "$bin/railyard-bench" allreduce --transport verbs --rank 0 --world-size 2 -
 SH
 chmod +x "$work/bench.sh"
 cat >"$work/validate.json" <<JSON
-{"checks": {"gpuDirect": "off", "roceGid": true},
+{"checks": {"gpuDirect": "off", "roceGid": true, "fabricMtu": 1024, "ncclPath": false},
  "benchmark": {"command": "$work/bench.sh", "args": ["-b", "256K", "-e", "1M", "-f", "4", "-n", "3", "-w", "1", "-c", "1"],
                "largeMessageBytes": 1048576, "minFractionOfMedianRail": 0.6, "repeats": 1,
                "timeoutSeconds": 200}}
@@ -33,7 +33,8 @@ JSON
 # Rail 1 degraded: its NIC limited to 4 Mbit/s, a fraction of what a soft-RoCE rail moves here.
 tc qdisc add dev eth1 root tbf rate 4mbit burst 32kb latency 400ms
 status=0
-"$bin/railyard-validate" run --config "$work/validate.json" --report "$work/report.json" || status=$?
+"$bin/railyard-validate" run --config "$work/validate.json" --report "$work/report.json" \
+  --timeline "$work/timeline.svg" || status=$?
 echo "validate exit status $status"
 python3 - "$work/report.json" <<'PY'
 import json, sys
@@ -43,6 +44,25 @@ assert rep["verdict"] == "fail", rep["verdict"]
 assert runs["rail 0 (rxe0)"]["ok"], runs["rail 0 (rxe0)"]
 assert not runs["rail 1 (rxe1)"]["ok"], runs["rail 1 (rxe1)"]
 print("ok validate over verbs: rail 1 (rxe1) named:", runs["rail 1 (rxe1)"]["problems"])
+# The bring-up checks on a real RDMA stack: rxe's hw_counters moved with the benchmark's packets,
+# the port's active MTU came from the verbs device, and e1000e has no DCB operations.
+checks = {(c["subject"], c["check"]): c for c in rep["checks"]}
+qos = checks[("rail 0 (rxe0)", "roce-qos")]
+assert qos["status"] == "unknown" and "e1000e" in qos["detail"] and "EOPNOTSUPP" in qos["detail"], qos
+mtu = checks[("rail 0 (rxe0)", "mtu")]
+assert mtu["status"] == "ok" and "port MTU 1024 (active)" in mtu["detail"], mtu
+for rail in ("rail 0 (rxe0)", "rail 1 (rxe1)"):
+    assert checks[(rail, "port-errors")]["status"] == "ok", checks[(rail, "port-errors")]
+    assert checks[(rail, "link-flaps")]["status"] == "ok", checks[(rail, "link-flaps")]
+delta = {c["rail"]: c["delta"] for c in rep["counters"]}
+assert delta["rail 0 (rxe0)"]["hw_counters/sent_pkts"] > 0, delta
+assert "hw_counters/link_downed" in delta["rail 0 (rxe0)"], delta
+timeline = {r["name"]: r for r in rep["timeline"]["rails"]}
+assert timeline["rail 0 (rxe0)"]["source"] == "tx_bytes", timeline
+assert max(timeline["rail 0 (rxe0)"]["gbps"]) > 0, timeline
+print("ok bring-up checks on rxe:", qos["detail"], "|", mtu["detail"], "|",
+      checks[("rail 0 (rxe0)", "port-errors")]["detail"])
+print("   rxe0 hw_counters over the run:", {k: v for k, v in delta["rail 0 (rxe0)"].items() if v})
 print("   rail 0", runs["rail 0 (rxe0)"]["busbw"], "GB/s; rail 1", runs["rail 1 (rxe1)"]["busbw"],
       "GB/s; all rails", runs["all rails"]["busbw"], "GB/s", runs["all rails"]["problems"])
 PY

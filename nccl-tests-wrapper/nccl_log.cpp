@@ -1,0 +1,102 @@
+#include "nccl-tests-wrapper/nccl_log.h"
+
+#include <algorithm>
+#include <regex>
+#include <set>
+#include <sstream>
+
+namespace railyard::validate {
+
+NcclNetUse parse_nccl_log(const std::string& output) {
+  static const std::regex using_network(R"(NCCL INFO Using network (\S+))");
+  static const std::regex ib_list(R"(NCCL INFO NET/IB ?: Using (.*))");
+  static const std::regex ib_entry(R"(\[(\d+)\]([^\s/]+)/(IB|RoCE))");
+  // "via NET/IB/0/GDRDMA", "via NET/IB/1(0)/GDRDMA/Shared", "via NET/Socket/0"
+  static const std::regex channel(
+      R"(NCCL INFO Channel (\d+(?:/\d+)?) : .* via NET/([^/\s]+)/(\d+)(?:\(\d+\))?(/GDRDMA)?)");
+  NcclNetUse use;
+  std::istringstream in(output);
+  std::string line;
+  std::smatch m;
+  while (std::getline(in, line)) {
+    if (line.find("NCCL INFO") == std::string::npos) continue;
+    use.any_info = true;
+    if (std::regex_search(line, m, using_network)) {
+      use.network = m[1];
+    } else if (std::regex_search(line, m, ib_list)) {
+      use.ib_devices.clear();
+      const std::string list = m[1];
+      for (auto it = std::sregex_iterator(list.begin(), list.end(), ib_entry);
+           it != std::sregex_iterator(); ++it) {
+        const size_t i = std::stoul((*it)[1]);
+        if (use.ib_devices.size() <= i) use.ib_devices.resize(i + 1);
+        use.ib_devices[i] = (*it)[2];
+      }
+    } else if (std::regex_search(line, m, channel)) {
+      use.channels.push_back({m[1], m[2], std::stoi(m[3]), m[4].matched, line});
+    }
+  }
+  return use;
+}
+
+namespace {
+
+Finding judge(const std::string& subject, const NcclNetUse& use,
+              const std::vector<std::string>& expected, const std::string& gpu_direct) {
+  const char* check = "nccl-path";
+  if (!use.any_info)
+    return Finding::unknown_because(subject, check,
+                                    "the benchmark printed no NCCL INFO lines (not NCCL, or "
+                                    "NCCL_DEBUG is not INFO)");
+  if (!use.network && use.channels.empty())
+    return Finding::unknown_because(subject, check,
+                                    "NCCL set up no network channel (all ranks on this node?)");
+  std::string wanted;
+  for (const auto& e : expected) wanted += (wanted.empty() ? "" : ",") + e;
+  for (const auto& c : use.channels)
+    if (c.transport != "IB")
+      return {subject, check, false, false,
+              "NCCL used NET/" + c.transport + ", not NET/IB: \"" + c.line + "\""};
+  if (use.network && *use.network != "IB")
+    return {subject, check, false, false, "NCCL chose network " + *use.network + ", not IB"};
+  std::set<std::string> used;
+  int gdr = 0;
+  for (const auto& c : use.channels) {
+    const std::string dev = c.device >= 0 && static_cast<size_t>(c.device) < use.ib_devices.size()
+                                ? use.ib_devices[static_cast<size_t>(c.device)]
+                                : "NET/IB device " + std::to_string(c.device);
+    const std::string hca = dev.substr(0, dev.find(':'));
+    if (std::find(expected.begin(), expected.end(), hca) == expected.end())
+      return {subject, check, false, false,
+              "channel " + c.channel + " used " + dev + ", not " + wanted + ": \"" + c.line + "\""};
+    used.insert(dev);
+    gdr += c.gdr;
+  }
+  std::string devs;
+  for (const auto& d : used) devs += (devs.empty() ? "" : ",") + d;
+  const size_t n = use.channels.size();
+  const std::string what = "NET/IB over " + (devs.empty() ? wanted : devs) + " on " +
+                           std::to_string(n) + " channel(s), GDRDMA on " + std::to_string(gdr);
+  if (gpu_direct != "off" && static_cast<size_t>(gdr) < n) {
+    Finding f{subject, check, false, gpu_direct == "warn",
+              what + ": GPUDirect RDMA not used (nvidia_peermem or dma-buf missing?)"};
+    return f;
+  }
+  return {subject, check, true, false, what};
+}
+
+}  // namespace
+
+Finding judge_nccl_path(const std::string& subject, const NcclNetUse& use,
+                        const std::vector<std::string>& expected, const std::string& gpu_direct) {
+  Finding f = judge(subject, use, expected, gpu_direct);
+  int gdr = 0;
+  for (const auto& c : use.channels) gdr += c.gdr;
+  f.evidence = {{"network", use.network ? nlohmann::json(*use.network) : nlohmann::json(nullptr)},
+                {"ib_devices", use.ib_devices},
+                {"channels", use.channels.size()},
+                {"gdr_channels", gdr}};
+  return f;
+}
+
+}  // namespace railyard::validate

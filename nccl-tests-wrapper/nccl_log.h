@@ -1,0 +1,37 @@
+// nccl-path: what NCCL really did, read from its NCCL_DEBUG=INFO lines (subsystems INIT,NET):
+// the network it chose ("Using network IB" or Socket), the devices its IB transport listed
+// ("NET/IB : Using [0]mlx5_0:1/IB [1]..."), and for each channel the transport and device index
+// it went through, with /GDRDMA when GPUDirect RDMA was used ("... via NET/IB/0/GDRDMA").
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "nccl-tests-wrapper/finding.h"
+
+namespace railyard::validate {
+
+struct NcclChannel {
+  std::string channel;    // "00/0"
+  std::string transport;  // "IB", "Socket", or a plugin's name
+  int device = -1;        // index into the transport's device list
+  bool gdr = false;
+  std::string line;  // as NCCL printed it, for the evidence
+};
+
+struct NcclNetUse {
+  bool any_info = false;
+  std::optional<std::string> network;   // "IB", "Socket"
+  std::vector<std::string> ib_devices;  // by index: "mlx5_0:1"
+  std::vector<NcclChannel> channels;    // over the network only (not P2P or SHM)
+};
+
+NcclNetUse parse_nccl_log(const std::string& output);
+
+// `expected`: the RDMA devices of the rails under test ("mlx5_0"). gpu_direct: "off", "warn" or
+// "require" (GDRDMA on every IB channel).
+Finding judge_nccl_path(const std::string& subject, const NcclNetUse& use,
+                        const std::vector<std::string>& expected, const std::string& gpu_direct);
+
+}  // namespace railyard::validate
