@@ -3,6 +3,8 @@
 # starts railyard-bench rank 1 in pod B and rank 0 in pod A, over the rails NCCL_IB_HCA names
 # ("=mlx5_3:1" -> rail 3 -> net4; a list -> every rail), and prints rank 0's table.
 # Needs: DEMO_POD_A, DEMO_POD_B (namespace names), DEMO_BENCH (the binary); extra args pass through.
+# DEMO_BAD_CABLE: a fixture counter file that grows by 37 symbol errors whenever rail 5 runs (the
+# degraded rail's cable, as a NIC would count it).
 set -euo pipefail
 hca=${NCCL_IB_HCA#=}
 rails=() ifs=()
@@ -14,6 +16,9 @@ for e in "${entries[@]}"; do
   ifs+=("net$((k + 1))")
 done
 rail_list=$(IFS=,; echo "${ifs[*]}")
+if [[ " ${rails[*]} " == *" 5 "* && -n "${DEMO_BAD_CABLE:-}" ]]; then
+  echo $(($(cat "$DEMO_BAD_CABLE") + 37)) >"$DEMO_BAD_CABLE"
+fi
 first=${rails[0]}
 port=$((29500 + ${#rails[@]} * 10 + first))
 rv="10.10.$first.1:$port"

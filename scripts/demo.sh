@@ -4,7 +4,10 @@
 #  2. runs a simulated two-node bring-up: two "nodes" (network namespaces) whose 8 VFs are veth
 #     ends cabled rail to rail; railyard-cni attaches all 8 rails into a pod on each node;
 #     railyard-validate checks the node and runs railyard-bench per rail and across rails between
-#     the pods; rail 5 is deliberately degraded (rate-limited), and the report names it.
+#     the pods; rail 5 is deliberately degraded (rate-limited, and its cable counts symbol
+#     errors), and the report names it by its bandwidth and by its counters; the bring-up checks
+#     (ACS, hop links, MTU, port errors, flaps) run on the simulated hardware, and a timeline
+#     plot of every rail's throughput during the all-rail run is written to build/demo-timeline.svg.
 # Everything it creates is removed on exit, failure included. Needs root (namespaces).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,7 +17,9 @@ bin=$PWD/build/bin
 work=$(mktemp -d)
 tag="rydemo$$"
 node_a="$tag-node-a" node_b="$tag-node-b" pod_a="$tag-pod-a" pod_b="$tag-pod-b"
+mirror=
 cleanup() {
+  [ -n "$mirror" ] && kill "$mirror" 2>/dev/null
   for ns in "$pod_a" "$pod_b" "$node_a" "$node_b"; do ip netns del "$ns" 2>/dev/null || true; done
   rm -rf "$work"
 }
@@ -57,17 +62,44 @@ attach "$node_b" "$pod_b" 2
 echo "   degrading rail 5: pod A's net6 limited to 200 Mbit/s (tc tbf)"
 ip netns exec "$pod_a" tc qdisc add dev net6 root tbf rate 200mbit burst 64kb latency 100ms
 
+# The simulated NICs' byte counters follow the pod's real veth traffic (~20 Hz), as a NIC counts
+# what its rail moves: railyard-validate's timeline reads them.
+mirror_counters() {
+  while :; do
+    k=0
+    while read -r tx; do
+      echo $((tx / 4)) >"$work/root/sys/class/infiniband/mlx5_$k/ports/1/counters/port_xmit_data"
+      k=$((k + 1))
+    done < <(ip netns exec "$pod_a" sh -c 'for k in 1 2 3 4 5 6 7 8; do cat /sys/class/net/net$k/statistics/tx_bytes; done')
+    sleep 0.05
+  done
+}
+mirror_counters &
+mirror=$!
+
 cat >"$work/validate.json" <<JSON
-{"checks": {"maxPathClass": "PXB", "gpuDirect": "off"},
- "benchmark": {"command": "$PWD/scripts/demo-bench.sh", "args": ["-b", "1M", "-e", "4M", "-f", "4", "-n", "3", "-w", "1"],
+{"checks": {"maxPathClass": "PXB", "gpuDirect": "off", "ncclPath": false},
+ "benchmark": {"command": "$PWD/scripts/demo-bench.sh", "args": ["-b", "1M", "-e", "4M", "-f", "4", "-n", "20", "-w", "1"],
                "largeMessageBytes": 4194304, "minFractionOfMedianRail": 0.5, "repeats": 1, "timeoutSeconds": 120,
-               "env": {"DEMO_POD_A": "$pod_a", "DEMO_POD_B": "$pod_b", "DEMO_BENCH": "$bin/railyard-bench"}}}
+               "env": {"DEMO_POD_A": "$pod_a", "DEMO_POD_B": "$pod_b", "DEMO_BENCH": "$bin/railyard-bench",
+                       "DEMO_BAD_CABLE": "$work/root/sys/class/infiniband/mlx5_5/ports/1/counters/symbol_error"}}}
 JSON
 echo
 echo "== 3. railyard-validate run (node checks, then railyard-bench per rail and across all 8)"
 status=0
 build/bin/railyard-validate run --config "$work/validate.json" --report "$work/report.json" \
-  --node-patch "$work/patch.json" || status=$?
+  --node-patch "$work/patch.json" --timeline build/demo-timeline.svg || status=$?
+kill "$mirror" 2>/dev/null
+mirror=
+echo
+echo "   throughput per rail during the all-rail run (mean of the samples; plot: build/demo-timeline.svg):"
+python3 - "$work/report.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))["timeline"]
+for r in t["rails"]:
+    g = r["gbps"]
+    print("     %-18s %6.3f GB/s mean, %6.3f peak, %d samples" % (r["name"], sum(g) / max(len(g), 1), max(g or [0]), len(g)))
+PY
 echo
 echo "   exit status $status (0 pass, 1 fail, 2 could not run); kubectl node patch:"
 python3 -c "import json; print('  ', json.load(open('$work/patch.json'))['metadata']['labels'])"
@@ -83,4 +115,11 @@ for node in "$node_a" "$node_b"; do
   done
 done
 echo "   VFs back on node A: $(ip -n "$node_a" -o link show | grep -c ryvf) of 8"
-[ "$status" = 1 ] && grep -q '"rail 5 (mlx5_5)"' "$work/report.json" && echo "   the degraded rail was named: rail 5 (mlx5_5)"
+python3 - "$work/report.json" <<'PY'
+import json, sys
+rep = json.load(open(sys.argv[1]))
+slow = [r["name"] for r in rep["runs"] if not r["ok"] and r["name"] != "all rails"]
+counted = [c["rail"] + " " + c["check"] for c in rep["checks"] if c["status"] == "fail"]
+print("   named by its bandwidth:", ", ".join(slow) or "none")
+print("   named by its counters: ", ", ".join(counted) or "none")
+PY
