@@ -131,6 +131,12 @@ Node discover_devices(const Sysfs& sysfs, const DiscoverOptions& opts) {
       orphan_candidates.push_back(name);
       continue;
     }
+    // The class through the bus link first: bridges and other devices are skipped without
+    // resolving their path. Anything unreadable goes the long way, for its diagnostic.
+    if (Attr c = bus->read(name + "/class"); c.ok())
+      if (auto v = parse_hex(c.value);
+          v && *v <= 0xffffff && !is_nic_class(*v) && !(opts.gpus && is_gpu_class(*v)))
+        continue;
     auto target = bus->link_target(sysfs, name);
     auto dir = target ? sysfs.open_dir(*target) : std::nullopt;
     if (!dir) {
@@ -149,18 +155,18 @@ Node discover_devices(const Sysfs& sysfs, const DiscoverOptions& opts) {
                     "NVIDIA/Mellanox NIC without an RDMA device (is mlx5_ib loaded?)");
         continue;
       }
-      auto pf = read_function(sysfs, *dir, nullptr, nullptr, true, true, diag, software);
+      auto pf = read_function(sysfs, *dir, nullptr, nullptr, true, opts.pf_gids, diag, software);
       if (!pf) continue;
       Nic nic;
       nic.pf = std::move(*pf);
-      read_vfs(sysfs, *dir, opts, nic, diag);
+      if (opts.vfs) read_vfs(sysfs, *dir, opts, nic, diag);
       node.nics.push_back(std::move(nic));
-    } else if (is_gpu_class(*cls)) {
+    } else if (opts.gpus && is_gpu_class(*cls)) {
       auto pci = read_pci_device(sysfs, *dir, diag);
       if (pci && pci->vendor == kNvidiaVendor) node.gpus.push_back(Gpu{0, std::move(*pci)});
     }
   }
-  for (const auto& name : orphan_candidates) {
+  for (const auto& name : opts.vfs ? orphan_candidates : std::vector<std::string>{}) {
     auto addr = PciAddress::parse(name);
     if (addr && node.find_function(*addr)) continue;
     if (!bus->exists(name + "/physfn")) {

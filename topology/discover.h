@@ -11,6 +11,10 @@ struct DiscoverOptions {
   // VF RDMA ports are rarely needed (the PF's port is the rail's); reading them on a node with
   // hundreds of VFs costs time.
   bool vf_ports = false;
+  // Without VFs and GID tables: what the rails and one function's place need (resolve.h).
+  bool vfs = true;
+  bool pf_gids = true;
+  bool gpus = true;  // without them, no bundles
 };
 
 // Reads GPUs and RDMA NICs. Problems land in Node::diagnostics; a device that could not be

@@ -141,7 +141,10 @@ std::vector<std::string> Dir::list(const std::string& rel) const {
 std::optional<std::string> Dir::link_name(const std::string& rel) const {
   auto target = readlink_at(fd_, rel.c_str());
   if (!target) return std::nullopt;
-  return fs::path(*target).filename().string();
+  // A plain string cut: fs::path would split every component, and discovery asks this once per
+  // PCI function (the physfn test of every VF).
+  const size_t slash = target->find_last_of('/');
+  return slash == std::string::npos ? *target : target->substr(slash + 1);
 }
 
 bool Dir::exists(const std::string& rel) const {
