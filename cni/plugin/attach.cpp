@@ -260,7 +260,8 @@ json cmd_add(const Request& req) {
   st.pf_netdev = dev.pf_netdev;
   st.vf_number = dev.vf_number;
   st.ipam = ipam.is_null() ? json() : negotiate_ipam_version(env, ipam_netconf(req.config, ipam));
-  store.save(st);  // before anything is touched: a crash from here on is undone by DEL
+  // Before anything is touched, durably: a crash from here on is undone by DEL.
+  store.save(st, StateStore::Durability::kDurable);
 
   Undo undo;
   try {
@@ -269,7 +270,7 @@ json cmd_add(const Request& req) {
     if (conf.vf.any() && dev.vf_number >= 0) {
       try {
         st.vf_original = apply_vf(host_sk, dev.pf_netdev, dev.vf_number, conf.vf);
-        store.save(st);
+        store.save(st, StateStore::Durability::kAtomic);
         undo.push("restore VF settings",
                   [&] { restore_vf(host_sk, dev.pf_netdev, dev.vf_number, st.vf_original); });
       } catch (const CniError& e) {
@@ -288,7 +289,7 @@ json cmd_add(const Request& req) {
     if (!dev.rdma.empty() && rdma_netns_mode() == RdmaNetnsMode::kExclusive) {
       move_rdma_device(dev.rdma, pod.get());  // give_back() moves it home again
       st.rdma_device = dev.rdma;
-      store.save(st);
+      store.save(st, StateStore::Durability::kAtomic);
       failpoint("rdma");
     }
 
@@ -344,14 +345,14 @@ json cmd_add(const Request& req) {
               dev.rail >= 0 ? conf.table_base + dev.rail : sbr::find_free_table(conf.table_base);
           st.priority =
               conf.priority_base + (dev.rail >= 0 ? dev.rail : st.table - conf.table_base);
-          store.save(st);
+          store.save(st, StateStore::Durability::kAtomic);
           sbr::apply(sbr_plan(result, env.ifname, st.table, st.priority));
           failpoint("sbr");
         }
       });
     });
     st.complete = true;
-    store.save(st);
+    store.save(st, StateStore::Durability::kAtomic);
     failpoint("state");
     spdlog::info("ADD {}/{}: {} ({}) rail {} -> {}", env.container_id, env.ifname, dev.netdev,
                  dev.pci, dev.rail, env.ifname);

@@ -1,62 +1,54 @@
 #include "cni/plugin/device.h"
 
 #include "cni/protocol/error.h"
-#include "topology/discover.h"
+#include "topology/resolve.h"
 
 namespace railyard::cni {
 
 namespace topo = railyard::topology;
 
+// Only the touched function and the PFs that decide its rail are read, never the node's VFs:
+// this runs once per attachment, eight times per pod (topology/resolve.h).
 Device resolve_device(const NetConf& conf) {
   const topo::Sysfs sysfs(topo::sysfs_root_from(""));
-  topo::Node node;
+  std::optional<topo::ResolvedFunction> fn;
   try {
     const bool named = std::getenv("RAILYARD_RAILS_FILE") != nullptr;
-    node = topo::discover(sysfs, topo::load_rails_config(topo::rails_file_from(""), named));
+    const auto rails = topo::load_rails_config(topo::rails_file_from(""), named);
+    if (!conf.device_id.empty()) {
+      fn = topo::resolve_function(sysfs, rails, *topo::PciAddress::parse(conf.device_id));
+      if (!fn)
+        throw CniError(kInvalidConfig, "deviceID " +
+                                           topo::PciAddress::parse(conf.device_id)->to_string() +
+                                           ": no such PCI device");
+    } else {
+      fn = topo::resolve_netdev(sysfs, rails, conf.device);
+    }
   } catch (const topo::RailsError& e) {
     throw CniError(kInvalidConfig, e.what());
   }
   Device dev;
-  std::optional<topo::FunctionRef> ref;
-  if (!conf.device_id.empty()) {
-    const auto addr = *topo::PciAddress::parse(conf.device_id);
-    dev.pci = addr.to_string();
-    ref = node.find_function(addr);
-    if (!ref) {
-      // Not an RDMA function, but maybe a plain netdev: ask sysfs directly.
-      auto dir = sysfs.open_dir(sysfs.sys("bus/pci/devices/" + dev.pci));
-      if (!dir) throw CniError(kInvalidConfig, "deviceID " + dev.pci + ": no such PCI device");
-      const auto nets = dir->list("net");
-      if (nets.empty())
-        throw CniError(kInvalidConfig, "deviceID " + dev.pci + " has no network interface");
-      dev.netdev = nets.front();
-      return dev;
-    }
-  } else {
-    for (size_t i = 0; i < node.nics.size() && !ref; ++i) {
-      if (node.nics[i].pf.netdev_name() == conf.device)
-        ref = topo::FunctionRef{static_cast<int>(i), -1};
-      for (size_t v = 0; v < node.nics[i].vfs.size() && !ref; ++v)
-        if (node.nics[i].vfs[v].netdev_name() == conf.device)
-          ref = topo::FunctionRef{static_cast<int>(i), static_cast<int>(v)};
-    }
-    if (!ref) {  // any netdev: no rail, no VF settings
+  if (!fn || !fn->rdma_nic) {  // any netdev: no rail, no VF settings
+    if (conf.device_id.empty()) {
       dev.netdev = conf.device;
       return dev;
     }
+    dev.pci = fn->address.to_string();
+    if (fn->netdev.empty())
+      throw CniError(kInvalidConfig, "deviceID " + dev.pci + " has no network interface");
+    dev.netdev = fn->netdev;
+    return dev;
   }
-  const topo::Nic& nic = node.nics[static_cast<size_t>(ref->nic)];
-  const topo::NicFunction& fn = node.function(*ref);
-  dev.pci = fn.pci.address.to_string();
-  dev.netdev = fn.netdev_name();
+  dev.pci = fn->address.to_string();
+  dev.netdev = fn->netdev;
   if (dev.netdev.empty())
     throw CniError(kInvalidConfig, "PCI device " + dev.pci + " has no network interface");
-  dev.rail = nic.rail;
-  dev.rail_key = nic.rail >= 0 ? std::to_string(nic.rail) : "";
-  dev.pf_rdma = nic.pf.rdma_name();
-  dev.pf_netdev = nic.pf.netdev_name();
-  dev.vf_number = fn.vf_number;
-  dev.rdma = fn.rdma_name();
+  dev.rail = fn->rail;
+  dev.rail_key = fn->rail >= 0 ? std::to_string(fn->rail) : "";
+  dev.pf_rdma = fn->pf_rdma;
+  dev.pf_netdev = fn->pf_netdev;
+  dev.vf_number = fn->vf_number;
+  dev.rdma = fn->rdma;
   return dev;
 }
 

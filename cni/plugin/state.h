@@ -35,7 +35,13 @@ class StateStore {
   explicit StateStore(std::string dir);
   std::optional<AttachmentState> load(const std::string& container_id,
                                       const std::string& ifname) const;
-  void save(const AttachmentState& s) const;  // atomic
+  // Atomic always (written aside, renamed over). kDurable also fsyncs the file and the
+  // directory: the first record of an ADD, written before anything is touched, which DEL needs
+  // after any crash. Later updates name what a process crash must undo (page cache survives
+  // it); after a power loss the pod's namespace, its routing and the VF's admin settings are
+  // gone anyway, and the first record still lets DEL release the device and the IPAM lease.
+  enum class Durability { kAtomic, kDurable };
+  void save(const AttachmentState& s, Durability d) const;
   void remove(const std::string& container_id, const std::string& ifname) const;
   std::vector<AttachmentState> all() const;
   // The attachment that holds this device, if any.
