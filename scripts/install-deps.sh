@@ -27,6 +27,8 @@ test_packages=(
   mmdebstrap buildah uidmap
   # the rails lab (lab/): Debian's kernel with soft-RoCE under qemu, perftest as the peer
   qemu-system-x86 busybox-static cpio kmod ibverbs-utils ibverbs-providers perftest
+  # bench/cni/callgrind.sh: instructions per call, repeatable where wall time is not
+  valgrind
 )
 build_only=${RAILYARD_BUILD_ONLY:-0}
 [ "$build_only" = 1 ] || packages+=("${test_packages[@]}")
