@@ -272,12 +272,18 @@ class Generator {
       write(port / "hw_counters" / n, value(n));
   }
 
+  // `software`: rxe/siw, under /sys/devices/virtual with a `parent` attribute naming its netdev
+  // and no `device` link, as the kernel shows a device with no PCI parent.
   void rdma(const fs::path& fn_dir, const std::string& name, const json& fn, bool ib,
             const std::string& netdev_name, const std::string& mac, bool with_port,
-            bool with_counters = false) {
-    const fs::path dev = fn_dir / "infiniband" / name;
+            bool with_counters = false, bool software = false) {
+    const fs::path parent = software ? sys_ / "devices/virtual" : fn_dir;
+    const fs::path dev = parent / "infiniband" / name;
     write(dev / "node_type", "1: CA");
-    link(dev / "device", fn_dir);  // as the kernel: class/infiniband/<dev>/device -> the function
+    if (software)
+      write(dev / "parent", netdev_name);
+    else
+      link(dev / "device", fn_dir);  // as the kernel: class/infiniband/<dev>/device -> the function
     if (with_port) {
       const fs::path port = dev / "ports/1";
       const std::string state = fn.value("state", std::string("ACTIVE"));
@@ -324,7 +330,7 @@ class Generator {
     }
     link(sys_ / "class/infiniband" / name, dev);
     const std::string uv = "uverbs" + std::to_string(next_uverbs_++);
-    const fs::path uvdir = fn_dir / "infiniband_verbs" / uv;
+    const fs::path uvdir = parent / "infiniband_verbs" / uv;
     write(uvdir / "ibdev", name);
     write(uvdir / "dev", "231:" + std::to_string(192 + next_uverbs_ - 1));
     link(sys_ / "class/infiniband_verbs" / uv, uvdir);
@@ -335,14 +341,18 @@ class Generator {
     const std::string addr = bdf(domain_, bus, dev, func);
     const fs::path dir = function(parent, addr, fn.value("vendor", std::string("15b3")),
                                   fn.value("device", std::string("1021")), ib ? 0x020700 : 0x020000,
-                                  "mlx5_core", fn.value("link", json::object()), true);
+                                  fn.value("driver", std::string("mlx5_core")),
+                                  fn.value("link", json::object()), true);
     const uint32_t devfn = dev << 3 | func;
     const std::string mac = fn.value("mac", mac_for(bus, devfn, -1));
     const std::string nd = fn.value("netdev", std::string());
     const std::string operstate =
         fn.value("state", std::string("ACTIVE")) == "ACTIVE" ? "up" : "down";
     if (!nd.empty()) netdev(dir, nd, mac, fn.value("mtu", ib ? 4092 : 9000), ib, operstate, fn);
-    if (fn.value("rdma_device", true))
+    if (const std::string soft = fn.value("rdma_software", std::string()); !soft.empty()) {
+      if (nd.empty()) throw std::runtime_error("rdma_software '" + soft + "' needs a netdev");
+      rdma(dir, soft, fn, false, nd, mac, true, true, true);
+    } else if (fn.value("rdma_device", true))
       rdma(dir, fn.contains("rdma") ? fn["rdma"].get<std::string>() : next_rdma_name(), fn, ib, nd,
            mac, true, true);
 

@@ -232,3 +232,26 @@ TEST_CASE("cloud VM: numa_node -1 and a host bridge per device", "[topology][fix
                      });
   CHECK(bundle_summary(node) == "0:mlx5_ib0:NODE 1:mlx5_ib1:NODE");
 }
+
+TEST_CASE("rails-lab node: soft-RoCE devices with no PCI parent, found through their netdev",
+          "[topology][fixture]") {
+  GeneratedFixture fx("lab-rxe");
+  Node node = discover_fixture(fx);
+  REQUIRE(node.nics.size() == 2);
+  CHECK(rail_names(node) == "rxe0 rxe1");
+  const NicFunction& pf = node.nics[0].pf;
+  CHECK(pf.pci.driver == "e1000e");
+  CHECK(pf.netdev_name() == "eth0");
+  REQUIRE(pf.rdma);
+  CHECK(pf.rdma->software);
+  CHECK(pf.rdma->uverbs == "uverbs0");
+  REQUIRE(node.nics[0].port());
+  CHECK(node.nics[0].port()->rate_gbps == 2.5);
+  CHECK(node.nics[0].port()->link_layer == "Ethernet");
+  CHECK(node.nics[0].pf.pci.bridges.size() == 3);  // root port, switch upstream, downstream
+  // Both directions of the netdev <-> RDMA device link, as the verbs and CNI paths ask.
+  const Sysfs sysfs = fx.sysfs();
+  CHECK(rdma_netdev(sysfs, "rxe1") == "eth1");
+  CHECK(rdma_device_of_netdev(sysfs, "eth1") == "rxe1");
+  CHECK(rdma_parent_dir(sysfs, "rxe0")->path() == fx.sys("devices/virtual"));
+}

@@ -64,7 +64,7 @@ void same_as_full_model(const std::string& fixture, const std::string& rails_jso
 TEST_CASE("resolve_function: the full model's answer for every function of every fixture",
           "[topology][resolve]") {
   for (const char* f : {"dgx-h100", "dgx-a100", "sim-node-8rails", "switchless-2s", "cloud-vm",
-                        "scale-8x8x64", "degraded"})
+                        "scale-8x8x64", "degraded", "lab-rxe"})
     same_as_full_model(f, "{}");
 }
 
