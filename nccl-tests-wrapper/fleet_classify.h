@@ -1,0 +1,44 @@
+// railyard-validate fleet's verdict: from every rail of every pair's bandwidth, which part is
+// bad. A pure function, so every case is tested without a fleet:
+//   one node slow on rail k with every peer          -> that node's NIC on rail k ("nic")
+//   one node slow on every rail with every peer       -> the node itself ("node")
+//   one pair slow on one rail, both fine elsewhere    -> that cable or path ("cable")
+//   every pair slow on rail k                         -> leaf k or its config ("leaf")
+//   a node's rail-k NIC seen on rail j's leaf         -> miswired, naming both rails ("miswire")
+// "Slow" is below `slow_fraction` of the fleet's median pair, over all rails: in a
+// rail-optimised fabric every rail is built alike, so a rail that is slow everywhere stands out.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace railyard::validate {
+
+struct PairResult {
+  int a = 0, b = 0, rail = 0;
+  std::optional<double> busbw;  // GB/s; nullopt when the pair could not talk on that rail
+};
+
+// Neighbour evidence (LLDP, or which peers' rail addresses a NIC reaches): node's rail-`rail`
+// NIC sits on the leaf of rail `seen_on_rail`.
+struct Sighting {
+  int node = 0, rail = 0, seen_on_rail = 0;
+};
+
+struct Culprit {
+  std::string kind;  // nic, node, cable, leaf, miswire
+  int node = -1, peer = -1, rail = -1;
+  int other_rail = -1;  // miswire: the rail whose leaf the NIC is on
+  std::string evidence;
+};
+
+struct ClassifyOptions {
+  double slow_fraction = 0.7;
+};
+
+std::vector<Culprit> classify_fleet(int nodes, int rails, const std::vector<PairResult>& results,
+                                    const std::vector<Sighting>& sightings,
+                                    const ClassifyOptions& options = {});
+
+}  // namespace railyard::validate

@@ -1,0 +1,110 @@
+// The fleet verdict on synthetic matrices: a healthy fleet with noise names nothing; each
+// injected fault is named exactly, and nothing else.
+#include "nccl-tests-wrapper/fleet_classify.h"
+
+#include <catch2/catch.hpp>
+#include <functional>
+#include <random>
+
+using namespace railyard::validate;
+
+namespace {
+
+constexpr int kNodes = 8, kRails = 4;
+
+// Every pair on every rail at ~10 GB/s with +-15% noise; `fault` may rewrite a result.
+std::vector<PairResult> fleet(unsigned seed, const std::function<void(PairResult&)>& fault = {}) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> noise(8.5, 11.5);
+  std::vector<PairResult> out;
+  for (int k = 0; k < kRails; ++k)
+    for (int a = 0; a < kNodes; ++a)
+      for (int b = a + 1; b < kNodes; ++b) {
+        PairResult r{a, b, k, noise(rng)};
+        if (fault) fault(r);
+        out.push_back(r);
+      }
+  return out;
+}
+
+std::string kinds(const std::vector<Culprit>& c) {
+  std::string s;
+  for (const auto& x : c)
+    s += (s.empty() ? "" : " ") + x.kind + "(" + std::to_string(x.node) + "," +
+         std::to_string(x.peer) + "," + std::to_string(x.rail) + ")";
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("fleet verdict: a healthy, noisy fleet raises nothing", "[validate][fleet]") {
+  for (unsigned seed = 1; seed <= 10; ++seed)
+    CHECK(kinds(classify_fleet(kNodes, kRails, fleet(seed), {})).empty());
+}
+
+TEST_CASE("fleet verdict: one slow NIC is that node's rail", "[validate][fleet]") {
+  const auto c = classify_fleet(kNodes, kRails,
+                                fleet(3,
+                                      [](PairResult& r) {
+                                        if (r.rail == 2 && (r.a == 5 || r.b == 5)) *r.busbw /= 4;
+                                      }),
+                                {});
+  CHECK(kinds(c) == "nic(5,-1,2)");
+  CHECK_THAT(c.at(0).evidence, Catch::StartsWith("node 5 on rail 2: 2."));
+}
+
+TEST_CASE("fleet verdict: one bad cable is that pair on that rail", "[validate][fleet]") {
+  const auto c = classify_fleet(kNodes, kRails,
+                                fleet(4,
+                                      [](PairResult& r) {
+                                        if (r.rail == 1 && r.a == 2 && r.b == 6) r.busbw.reset();
+                                      }),
+                                {});
+  CHECK(kinds(c) == "cable(2,6,1)");
+  CHECK_THAT(c.at(0).evidence, Catch::StartsWith("pair 2-6 on rail 1: unreachable"));
+}
+
+TEST_CASE("fleet verdict: every pair slow on one rail is its leaf", "[validate][fleet]") {
+  const auto c = classify_fleet(kNodes, kRails,
+                                fleet(5,
+                                      [](PairResult& r) {
+                                        if (r.rail == 3) *r.busbw /= 3;
+                                      }),
+                                {});
+  CHECK(kinds(c) == "leaf(-1,-1,3)");
+}
+
+TEST_CASE("fleet verdict: a NIC on the wrong leaf is a miswire naming both rails",
+          "[validate][fleet]") {
+  // Node 4's rail-1 NIC is cabled to rail 0's leaf: it reaches no rail-1 peer.
+  const auto faulty = fleet(6, [](PairResult& r) {
+    if (r.rail == 1 && (r.a == 4 || r.b == 4)) r.busbw.reset();
+  });
+  const auto c = classify_fleet(kNodes, kRails, faulty, {{4, 1, 0}});
+  CHECK(kinds(c) == "miswire(4,-1,1)");
+  CHECK(c.at(0).other_rail == 0);
+  CHECK_THAT(c.at(0).evidence, Catch::StartsWith("node 4's rail 1 NIC is on rail 0's leaf"));
+  // Without the neighbour evidence it is the NIC (or its cable to the leaf).
+  CHECK(kinds(classify_fleet(kNodes, kRails, faulty, {})) == "nic(4,-1,1)");
+}
+
+TEST_CASE("fleet verdict: a node slow everywhere is the node, not four NICs", "[validate][fleet]") {
+  const auto c = classify_fleet(kNodes, kRails,
+                                fleet(7,
+                                      [](PairResult& r) {
+                                        if (r.a == 0 || r.b == 0) *r.busbw /= 5;
+                                      }),
+                                {});
+  CHECK(kinds(c) == "node(0,-1,-1)");
+}
+
+TEST_CASE("fleet verdict: two faults at once are both named", "[validate][fleet]") {
+  const auto c = classify_fleet(kNodes, kRails,
+                                fleet(8,
+                                      [](PairResult& r) {
+                                        if (r.rail == 0 && (r.a == 3 || r.b == 3)) *r.busbw /= 4;
+                                        if (r.rail == 2 && r.a == 1 && r.b == 7) *r.busbw /= 4;
+                                      }),
+                                {});
+  CHECK(kinds(c) == "nic(3,-1,0) cable(1,7,2)");
+}
