@@ -1,0 +1,67 @@
+// The fleet report: JSON in DESIGN's shape, a heatmap cell per pair, JUnit, and node patches
+// that label the culprits' nodes and taint only where a NIC or node fails.
+#include "nccl-tests-wrapper/fleet_report.h"
+
+#include <catch2/catch.hpp>
+
+using namespace railyard::validate;
+
+namespace {
+
+FleetReport three_nodes() {
+  FleetReport r;
+  r.nodes = {"gpu-a", "gpu-b", "gpu-c"};
+  r.rails = 2;
+  for (int k = 0; k < 2; ++k)
+    for (auto [a, b] : {std::pair{0, 1}, {0, 2}, {1, 2}}) r.results.push_back({a, b, k, 10.0});
+  r.results[3].busbw.reset();  // rail 1, gpu-a - gpu-b: unreachable
+  r.culprits = classify_fleet(3, 2, r.results, {});
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("fleet report: JSON names nodes, pairs and culprits", "[validate][fleet]") {
+  const auto r = three_nodes();
+  REQUIRE(r.culprits.size() == 1);
+  const auto j = fleet_json(r);
+  CHECK(j["verdict"] == "culprits");
+  CHECK(j["pairs"].size() == 6);
+  CHECK(j["pairs"][3] ==
+        nlohmann::json{{"a", "gpu-a"}, {"b", "gpu-b"}, {"rail", 1}, {"busbw", nullptr}});
+  CHECK(j["culprits"][0]["kind"] == "cable");
+  CHECK(j["culprits"][0]["node"] == "gpu-a");
+  CHECK(j["culprits"][0]["peer"] == "gpu-b");
+  CHECK(j["culprits"][0]["rail"] == 1);
+  FleetReport healthy = r;
+  healthy.culprits.clear();
+  CHECK(fleet_json(healthy)["verdict"] == "healthy");
+}
+
+TEST_CASE("fleet report: the heatmap has a cell per ordered pair, unreachable in black",
+          "[validate][fleet]") {
+  const std::string svg = fleet_heatmap_svg(three_nodes(), 1);
+  size_t cells = 0;
+  for (size_t at = 0; (at = svg.find("<rect x=", at)) != std::string::npos; ++at) ++cells;
+  CHECK(cells == 9);
+  CHECK_THAT(
+      svg, Catch::Contains("fill=\"#202020\" stroke=\"white\"><title>gpu-a - gpu-b: unreachable"));
+  CHECK_THAT(svg, Catch::Contains("<title>gpu-b - gpu-c: 10 GB/s"));
+}
+
+TEST_CASE("fleet report: patches label both ends of a cable, taint only a failing NIC",
+          "[validate][fleet]") {
+  const auto cable = fleet_node_patches(three_nodes());
+  REQUIRE(cable.size() == 2);
+  CHECK(cable[0]["node"] == "gpu-a");
+  CHECK(cable[0]["patch"]["metadata"]["labels"]["railyard.io/validated"] == "false");
+  CHECK(cable[0]["taint"].is_null());
+  FleetReport nic = three_nodes();
+  nic.culprits = {{"nic", 2, -1, 0, -1, "node 2 on rail 0: slow"}};
+  const auto p = fleet_node_patches(nic);
+  REQUIRE(p.size() == 1);
+  CHECK(p[0]["taint"] ==
+        "kubectl taint nodes gpu-c railyard.io/failing-nic=rail0:NoSchedule --overwrite");
+  CHECK_THAT(fleet_junit(nic),
+             Catch::Contains("<testcase classname=\"fleet.nic\" name=\"gpu-c\">"));
+}
