@@ -6,6 +6,8 @@
 #include <optional>
 #include <sstream>
 
+#include "common/xml.h"
+
 namespace railyard::validate {
 namespace {
 
@@ -14,23 +16,6 @@ using nlohmann::json;
 std::string name_of(const FleetReport& r, int i) {
   return i >= 0 && static_cast<size_t>(i) < r.nodes.size() ? r.nodes[static_cast<size_t>(i)]
                                                            : std::string();
-}
-
-std::string escape(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '&')
-      o += "&amp;";
-    else if (c == '<')
-      o += "&lt;";
-    else if (c == '>')
-      o += "&gt;";
-    else if (c == '"')
-      o += "&quot;";
-    else
-      o += c;
-  }
-  return o;
 }
 
 double fleet_median(const FleetReport& r) {
@@ -94,9 +79,10 @@ std::string fleet_heatmap_svg(const FleetReport& r, int rail) {
     << ": pair bandwidth against the fleet's median pair (" << median << " GB/s)</text>\n";
   for (int a = 0; a < n; ++a) {
     o << "<text x=\"" << left - 6 << "\" y=\"" << top + (a + 0.7) * cell
-      << "\" text-anchor=\"end\">" << escape(name_of(r, a)) << "</text>\n";
+      << "\" text-anchor=\"end\">" << xml_escape(name_of(r, a)) << "</text>\n";
     for (int b = 0; b < n; ++b) {
-      std::string fill = "#dddddd", title = escape(name_of(r, a)) + " - " + escape(name_of(r, b));
+      std::string fill = "#dddddd",
+                  title = xml_escape(name_of(r, a)) + " - " + xml_escape(name_of(r, b));
       if (a != b) {
         const auto it = at.find({a, b});
         if (it == at.end()) {
@@ -126,8 +112,9 @@ std::string fleet_junit(const FleetReport& r) {
   std::ostringstream cases;
   for (const auto& c : r.culprits)
     cases << "    <testcase classname=\"fleet." << c.kind << "\" name=\""
-          << escape(c.node >= 0 ? name_of(r, c.node) : "rail " + std::to_string(c.rail))
-          << "\">\n      <failure message=\"" << escape(c.evidence) << "\"/>\n    </testcase>\n";
+          << xml_escape(c.node >= 0 ? name_of(r, c.node) : "rail " + std::to_string(c.rail))
+          << "\">\n      <failure message=\"" << xml_escape(c.evidence)
+          << "\"/>\n    </testcase>\n";
   if (r.culprits.empty())
     cases << "    <testcase classname=\"fleet\" name=\"every pair, every rail\"/>\n";
   std::ostringstream out;

@@ -4,33 +4,12 @@
 #include <map>
 #include <sstream>
 
+#include "common/xml.h"
+
 namespace railyard::validate {
 namespace {
 
 using nlohmann::json;
-
-std::string xml_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 std::string busbw_text(const RunOutcome& r) {
   if (!r.busbw) return "-";

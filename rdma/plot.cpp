@@ -4,23 +4,10 @@
 #include <cmath>
 #include <cstdio>
 
+#include "common/xml.h"
+
 namespace railyard::rdma {
 namespace {
-
-std::string escape(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '&')
-      o += "&amp;";
-    else if (c == '<')
-      o += "&lt;";
-    else if (c == '>')
-      o += "&gt;";
-    else
-      o += c;
-  }
-  return o;
-}
 
 std::string num(double v) {
   char b[32];
@@ -90,7 +77,7 @@ std::string svg_plot(const std::string& title, const std::vector<Series>& series
                   num(H) + "\" font-family=\"sans-serif\" font-size=\"12\">\n";
   o += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   o += "<text x=\"" + num(W / 2) + "\" y=\"22\" text-anchor=\"middle\" font-size=\"15\">" +
-       escape(title) + "</text>\n";
+       xml_escape(title) + "</text>\n";
   for (double v = 0; v <= ymax + ystep / 2; v += ystep) {  // horizontal grid and y labels
     o += "<line x1=\"" + num(left) + "\" x2=\"" + num(left + pw) + "\" y1=\"" + num(Y(v)) +
          "\" y2=\"" + num(Y(v)) + "\" stroke=\"#ddd\"/>\n";
@@ -115,9 +102,9 @@ std::string svg_plot(const std::string& title, const std::vector<Series>& series
   o += "<rect x=\"" + num(left) + "\" y=\"" + num(top) + "\" width=\"" + num(pw) + "\" height=\"" +
        num(ph) + "\" fill=\"none\" stroke=\"#333\"/>\n";
   o += "<text x=\"" + num(left + pw / 2) + "\" y=\"" + num(H - 15) + "\" text-anchor=\"middle\">" +
-       escape(axes.x_label) + "</text>\n";
+       xml_escape(axes.x_label) + "</text>\n";
   o += "<text transform=\"translate(18," + num(top + ph / 2) +
-       ") rotate(-90)\" text-anchor=\"middle\">" + escape(axes.y_label) + "</text>\n";
+       ") rotate(-90)\" text-anchor=\"middle\">" + xml_escape(axes.y_label) + "</text>\n";
   for (size_t i = 0; i < series.size(); ++i) {
     const char* c = colours[i % 10];
     std::string pts;
@@ -128,13 +115,13 @@ std::string svg_plot(const std::string& title, const std::vector<Series>& series
     for (const auto& [x, y] : series[i].points)
       if (plotted(x))
         o += "<circle cx=\"" + num(X(x)) + "\" cy=\"" + num(Y(y)) + "\" r=\"2.5\" fill=\"" + c +
-             "\"><title>" + escape(series[i].name) + ": " + (logx ? size_label(x) : label(x)) +
+             "\"><title>" + xml_escape(series[i].name) + ": " + (logx ? size_label(x) : label(x)) +
              ", " + num(y) + " GB/s</title></circle>\n";
     const double ly = top + 10 + 20 * static_cast<double>(i);
     o += "<line x1=\"" + num(left + pw + 12) + "\" x2=\"" + num(left + pw + 32) + "\" y1=\"" +
          num(ly) + "\" y2=\"" + num(ly) + "\" stroke=\"" + c + "\" stroke-width=\"2\"/>\n";
     o += "<text x=\"" + num(left + pw + 38) + "\" y=\"" + num(ly + 4) + "\">" +
-         escape(series[i].name) + "</text>\n";
+         xml_escape(series[i].name) + "</text>\n";
   }
   return o + "</svg>\n";
 }
