@@ -244,8 +244,8 @@ void Plugin::health_pass() {
   metrics_.set_gauges(std::move(g));
 }
 
-void Plugin::register_one(ResourceServer& s) {
-  register_servers({&s});
+Plugin::SocketId Plugin::socket_id(const struct ::stat& st) {
+  return {st.st_ino, int64_t{st.st_ctim.tv_sec} * 1'000'000'000 + st.st_ctim.tv_nsec};
 }
 
 void Plugin::register_servers(const std::vector<ResourceServer*>& list) {
@@ -255,6 +255,7 @@ void Plugin::register_servers(const std::vector<ResourceServer*>& list) {
   if (::stat(kubelet.c_str(), &st) != 0) {
     for (auto* s : list) {
       registered_[s->resource()] = false;
+      registered_with_.erase(s->resource());
       spdlog::info("{}: no kubelet yet at {}; registering when it appears", s->resource(),
                    kubelet.string());
     }
@@ -271,6 +272,10 @@ void Plugin::register_servers(const std::vector<ResourceServer*>& list) {
     const std::string err = results[i].get();
     const std::string& resource = list[i]->resource();
     registered_[resource] = err.empty();
+    if (err.empty())
+      registered_with_[resource] = socket_id(st);
+    else
+      registered_with_.erase(resource);
     metrics_.count_registration(resource, err.empty());
     if (err.empty())
       spdlog::info("registered {} (endpoint {})", resource, list[i]->socket_name());
@@ -329,7 +334,14 @@ bool Plugin::vf_counts_changed() const {
 void Plugin::on_kubelet_dir_event(uint32_t mask, const std::string& name) {
   if (name == kKubeletSocket && (mask & (IN_CREATE | IN_MOVED_TO))) {
     spdlog::info("kubelet.sock (re)created: registering again");
-    register_all(false);
+    struct stat st {};
+    const bool there = ::stat((opt_.kubelet_dir / kKubeletSocket).c_str(), &st) == 0;
+    for (auto& [resource, s] : servers_) {
+      const auto with = registered_with_.find(resource);
+      if (!there || with == registered_with_.end() || !(with->second == socket_id(st)))
+        registered_[resource] = false;
+    }
+    register_pending_ = true;
     return;
   }
   if (!(mask & (IN_DELETE | IN_MOVED_FROM))) return;
@@ -340,7 +352,9 @@ void Plugin::on_kubelet_dir_event(uint32_t mask, const std::string& name) {
     spdlog::warn("{} was removed (kubelet restart?): serving it again", s->socket_path().string());
     s->stop();
     s->start();
-    register_one(*s);
+    registered_[resource] = false;
+    registered_with_.erase(resource);
+    register_pending_ = true;
     return;
   }
 }
@@ -400,6 +414,10 @@ int Plugin::run(int signal_fd) {
             config_touched = true;
           p += sizeof(inotify_event) + ev->len;
         }
+      }
+      if (register_pending_) {
+        register_pending_ = false;
+        register_all(true);
       }
       if (config_touched && config_changed()) reload("the config file changed");
     }

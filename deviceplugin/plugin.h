@@ -10,6 +10,9 @@
 //   SIGTERM / SIGINT              -> stop serving, remove the sockets, exit 0
 #pragma once
 
+#include <sys/stat.h>
+#include <sys/types.h>
+
 #include <atomic>
 #include <filesystem>
 #include <map>
@@ -70,7 +73,6 @@ class Plugin {
   void apply(View view);
   void health_pass();
   void register_all(bool only_unregistered);
-  void register_one(ResourceServer& s);
   void register_servers(const std::vector<ResourceServer*>& list);
   void stop_all();
   void reload(const char* why);
@@ -88,6 +90,20 @@ class Plugin {
   std::unique_ptr<HealthChecker> checker_;
   std::map<std::string, std::unique_ptr<ResourceServer>> servers_;
   std::map<std::string, bool> registered_;
+  // The kubelet.sock each resource registered with (inode and change time: a file system may
+  // give a new socket the old one's inode): a kubelet.sock created after the registration is a
+  // new kubelet; the one it registered with already has it.
+  struct SocketId {
+    ino_t ino = 0;
+    int64_t ctime_ns = 0;
+    bool operator==(const SocketId&) const = default;
+  };
+  static SocketId socket_id(const struct ::stat& st);
+  std::map<std::string, SocketId> registered_with_;
+  // Set by kubelet-directory events, done once after the whole batch of them: a kubelet restart
+  // shows as our sockets deleted and kubelet.sock created, often in one batch, and registering
+  // for each event would register a resource twice with the same kubelet.
+  bool register_pending_ = false;
   std::map<std::string, std::map<std::string, DeviceHealth>> health_;
   std::atomic<int64_t> last_tick_ms_{0};
   std::atomic<int> poll_ms_{500};
