@@ -23,13 +23,17 @@ std::string gbps(double v) {
 
 }  // namespace
 
-std::vector<Culprit> classify_fleet(int nodes, int rails, const std::vector<PairResult>& results,
-                                    const std::vector<Sighting>& sightings,
-                                    const ClassifyOptions& options) {
+double fleet_median_busbw(const std::vector<PairResult>& results) {
   std::vector<double> all;
   for (const auto& r : results)
     if (r.busbw) all.push_back(*r.busbw);
-  const double fleet = median(all);
+  return median(std::move(all));
+}
+
+std::vector<Culprit> classify_fleet(int nodes, int rails, const std::vector<PairResult>& results,
+                                    const std::vector<Sighting>& sightings,
+                                    const ClassifyOptions& options) {
+  const double fleet = fleet_median_busbw(results);
   const double slow_below = fleet * options.slow_fraction;
   // bad[k][a][b]: the pair is slow or silent on rail k; tested[k][a][b]: it was measured.
   auto grid = [&] {

@@ -37,6 +37,10 @@ struct ClassifyOptions {
   double slow_fraction = 0.7;
 };
 
+// The median of every pair's bandwidth over all rails: the fleet's typical pair, the basis of
+// "slow" here and of the heatmap's colours.
+double fleet_median_busbw(const std::vector<PairResult>& results);
+
 std::vector<Culprit> classify_fleet(int nodes, int rails, const std::vector<PairResult>& results,
                                     const std::vector<Sighting>& sightings,
                                     const ClassifyOptions& options = {});

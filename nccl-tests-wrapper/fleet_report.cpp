@@ -18,15 +18,6 @@ std::string name_of(const FleetReport& r, int i) {
                                                            : std::string();
 }
 
-double fleet_median(const FleetReport& r) {
-  std::vector<double> v;
-  for (const auto& p : r.results)
-    if (p.busbw) v.push_back(*p.busbw);
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
-
 // Red (nothing) through yellow to green (at or above the fleet's median pair).
 std::string colour(double fraction) {
   fraction = std::clamp(fraction, 0.0, 1.0);
@@ -58,7 +49,7 @@ json fleet_json(const FleetReport& r) {
   return {{"verdict", r.culprits.empty() ? "healthy" : "culprits"},
           {"nodes", r.nodes},
           {"rails", r.rails},
-          {"fleet_median_busbw", fleet_median(r)},
+          {"fleet_median_busbw", fleet_median_busbw(r.results)},
           {"pairs", pairs},
           {"culprits", culprits}};
 }
@@ -67,7 +58,7 @@ std::string fleet_heatmap_svg(const FleetReport& r, int rail) {
   const int n = static_cast<int>(r.nodes.size());
   const double cell = std::max(6.0, std::min(40.0, 600.0 / std::max(n, 1)));
   const double left = 120, top = 50, size = cell * n;
-  const double median = fleet_median(r);
+  const double median = fleet_median_busbw(r.results);
   std::map<std::pair<int, int>, std::optional<double>> at;
   for (const auto& p : r.results)
     if (p.rail == rail) at[{p.a, p.b}] = at[{p.b, p.a}] = p.busbw;

@@ -79,7 +79,7 @@ void node_checks(const Config& cfg, const topo::Node& node, const topo::Sysfs& s
                                              read_ecn(sysfs, netdev, cfg.checks.roce_priority),
                                              cfg.checks.roce_priority, cfg.checks.require_ecn));
     }
-    if (cfg.checks.roce_gid && port && port->link_layer == "Ethernet") {
+    if (cfg.checks.roce_gid && roce) {
       const bool v2 = std::any_of(port->gids.begin(), port->gids.end(),
                                   [](const topo::Gid& g) { return g.type == "RoCE v2"; });
       add("roce-gid", v2,

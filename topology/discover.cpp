@@ -133,17 +133,20 @@ Node discover_devices(const Sysfs& sysfs, const DiscoverOptions& opts) {
     }
     // The class through the bus link first: bridges and other devices are skipped without
     // resolving their path. Anything unreadable goes the long way, for its diagnostic.
+    // A class read well is kept, not read again below.
+    std::optional<uint32_t> cls;
     if (Attr c = bus->read(name + "/class"); c.ok())
-      if (auto v = parse_hex(c.value);
-          v && *v <= 0xffffff && !is_nic_class(*v) && !(opts.gpus && is_gpu_class(*v)))
-        continue;
+      if (auto v = parse_hex(c.value); v && *v <= 0xffffff) {
+        if (!is_nic_class(*v) && !(opts.gpus && is_gpu_class(*v))) continue;
+        cls = v;
+      }
     auto target = bus->link_target(sysfs, name);
     auto dir = target ? sysfs.open_dir(*target) : std::nullopt;
     if (!dir) {
       diag.error(sysfs.display(devices / name), "dangling symlink");
       continue;
     }
-    auto cls = read_hex(sysfs, *dir, "class", diag, 0xffffff);
+    if (!cls) cls = read_hex(sysfs, *dir, "class", diag, 0xffffff);
     if (!cls) continue;
     if (is_nic_class(*cls)) {
       const bool own_rdma = dir->exists("infiniband");
