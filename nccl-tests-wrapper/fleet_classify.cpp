@@ -30,9 +30,21 @@ double fleet_median_busbw(const std::vector<PairResult>& results) {
   return median(std::move(all));
 }
 
+std::vector<std::optional<double>> relative_to_run(const std::vector<PairResult>& run) {
+  const double m = fleet_median_busbw(run);
+  std::vector<std::optional<double>> out;
+  for (const auto& r : run)
+    out.push_back(r.busbw && m > 0 ? std::optional(*r.busbw / m) : std::nullopt);
+  return out;
+}
+
 std::vector<Culprit> classify_fleet(int nodes, int rails, const std::vector<PairResult>& results,
                                     const std::vector<Sighting>& sightings,
                                     const ClassifyOptions& options) {
+  auto node = [&](int i) {
+    return static_cast<size_t>(i) < options.names.size() ? options.names[static_cast<size_t>(i)]
+                                                         : "node " + std::to_string(i);
+  };
   const double fleet = fleet_median_busbw(results);
   const double slow_below = fleet * options.slow_fraction;
   // bad[k][a][b]: the pair is slow or silent on rail k; tested[k][a][b]: it was measured.
@@ -108,10 +120,13 @@ std::vector<Culprit> classify_fleet(int nodes, int rails, const std::vector<Pair
         any = true;
         every &= node_bad(k, a);
       }
-    if (!any || !every) continue;
+    // A node whose silent NICs were heard on other leaves is miswired, not broken.
+    const bool seen_elsewhere = std::any_of(sightings.begin(), sightings.end(), [&](const auto& s) {
+      return s.node == a && s.seen_on_rail != s.rail;
+    });
+    if (!any || !every || seen_elsewhere) continue;
     out.push_back({"node", a, -1, -1, -1,
-                   "node " + std::to_string(a) +
-                       " is slow on every rail with every peer (rail 0: " + describe(0, a) +
+                   node(a) + " is slow on every rail with every peer (rail 0: " + describe(0, a) +
                        "; fleet " + gbps(fleet) + ")"});
     for (int k = 0; k < rails; ++k) explained[static_cast<size_t>(k)][static_cast<size_t>(a)] = 1;
   }
@@ -126,13 +141,13 @@ std::vector<Culprit> classify_fleet(int nodes, int rails, const std::vector<Pair
       });
       if (seen != sightings.end())
         out.push_back({"miswire", a, -1, k, seen->seen_on_rail,
-                       "node " + std::to_string(a) + "'s rail " + std::to_string(k) +
-                           " NIC is on rail " + std::to_string(seen->seen_on_rail) + "'s leaf (" +
-                           describe(k, a) + " on rail " + std::to_string(k) + ")"});
+                       node(a) + "'s rail " + std::to_string(k) + " NIC is on rail " +
+                           std::to_string(seen->seen_on_rail) + "'s leaf (" + describe(k, a) +
+                           " on rail " + std::to_string(k) + ")"});
       else
         out.push_back({"nic", a, -1, k, -1,
-                       "node " + std::to_string(a) + " on rail " + std::to_string(k) + ": " +
-                           describe(k, a) + " with every peer (fleet " + gbps(fleet) + ")"});
+                       node(a) + " on rail " + std::to_string(k) + ": " + describe(k, a) +
+                           " with every peer (fleet " + gbps(fleet) + ")"});
     }
   }
   // What is left: single pairs on one rail, both ends fine with their other peers.
@@ -145,8 +160,11 @@ std::vector<Culprit> classify_fleet(int nodes, int rails, const std::vector<Pair
           continue;
         const auto v = value[{k, a, b}];
         out.push_back({"cable", a, b, k, -1,
-                       "pair " + std::to_string(a) + "-" + std::to_string(b) + " on rail " +
-                           std::to_string(k) + ": " + (v ? gbps(*v) : std::string("unreachable")) +
+                       "pair " +
+                           (options.names.empty() ? std::to_string(a) + "-" + std::to_string(b)
+                                                  : node(a) + " - " + node(b)) +
+                           " on rail " + std::to_string(k) + ": " +
+                           (v ? gbps(*v) : std::string("unreachable")) +
                            ", both fine with their other peers (fleet " + gbps(fleet) + ")"});
       }
   }

@@ -35,11 +35,16 @@ struct Culprit {
 
 struct ClassifyOptions {
   double slow_fraction = 0.7;
+  std::vector<std::string> names;  // node index -> name, for the evidence ("node 3" without)
 };
 
 // The median of every pair's bandwidth over all rails: the fleet's typical pair, the basis of
 // "slow" here and of the heatmap's colours.
 double fleet_median_busbw(const std::vector<PairResult>& results);
+
+// Compare within a round: the pairs of one round share the machine's load, rounds need not.
+// Each result of one run of a round as a fraction of that run's median pair (nullopt stays).
+std::vector<std::optional<double>> relative_to_run(const std::vector<PairResult>& run);
 
 std::vector<Culprit> classify_fleet(int nodes, int rails, const std::vector<PairResult>& results,
                                     const std::vector<Sighting>& sightings,

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iomanip>
 #include <map>
 #include <optional>
+#include <ostream>
 #include <sstream>
 
 #include "common/xml.h"
@@ -32,11 +34,15 @@ std::string colour(double fraction) {
 
 json fleet_json(const FleetReport& r) {
   json pairs = json::array(), culprits = json::array();
-  for (const auto& p : r.results)
-    pairs.push_back({{"a", name_of(r, p.a)},
-                     {"b", name_of(r, p.b)},
-                     {"rail", p.rail},
-                     {"busbw", p.busbw ? json(*p.busbw) : json(nullptr)}});
+  for (size_t i = 0; i < r.results.size(); ++i) {
+    const PairResult& p = r.results[i];
+    json j = {{"a", name_of(r, p.a)},
+              {"b", name_of(r, p.b)},
+              {"rail", p.rail},
+              {"busbw", p.busbw ? json(*p.busbw) : json(nullptr)}};
+    if (i < r.relative.size()) j["relative"] = r.relative[i] ? json(*r.relative[i]) : json(nullptr);
+    pairs.push_back(j);
+  }
   for (const auto& c : r.culprits) {
     json j = {{"kind", c.kind},
               {"node", c.node >= 0 ? json(name_of(r, c.node)) : json(nullptr)},
@@ -51,7 +57,8 @@ json fleet_json(const FleetReport& r) {
           {"rails", r.rails},
           {"fleet_median_busbw", fleet_median_busbw(r.results)},
           {"pairs", pairs},
-          {"culprits", culprits}};
+          {"culprits", culprits},
+          {"problems", r.problems}};
 }
 
 std::string fleet_heatmap_svg(const FleetReport& r, int rail) {
@@ -59,9 +66,16 @@ std::string fleet_heatmap_svg(const FleetReport& r, int rail) {
   const double cell = std::max(6.0, std::min(40.0, 600.0 / std::max(n, 1)));
   const double left = 120, top = 50, size = cell * n;
   const double median = fleet_median_busbw(r.results);
-  std::map<std::pair<int, int>, std::optional<double>> at;
-  for (const auto& p : r.results)
-    if (p.rail == rail) at[{p.a, p.b}] = at[{p.b, p.a}] = p.busbw;
+  // Each pair's bandwidth and its colour: its share of its round's median when the run judged
+  // it so (the verdict's view), else of the fleet's median pair.
+  std::map<std::pair<int, int>, std::pair<std::optional<double>, double>> at;
+  for (size_t i = 0; i < r.results.size(); ++i) {
+    const PairResult& p = r.results[i];
+    if (p.rail != rail) continue;
+    double share = p.busbw && median > 0 ? *p.busbw / median : 0;
+    if (i < r.relative.size()) share = r.relative[i].value_or(0);
+    at[{p.a, p.b}] = at[{p.b, p.a}] = {p.busbw, share};
+  }
   std::ostringstream o;
   o << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << left + size + 20 << "\" height=\""
     << top + size + 40 << "\" font-family=\"sans-serif\" font-size=\"11\">\n"
@@ -79,13 +93,14 @@ std::string fleet_heatmap_svg(const FleetReport& r, int rail) {
         if (it == at.end()) {
           fill = "#ffffff";
           title += ": not tested";
-        } else if (!it->second) {
+        } else if (!it->second.first) {
           fill = "#202020";
           title += ": unreachable";
         } else {
-          fill = colour(median > 0 ? *it->second / median : 0);
-          char buf[48];
-          std::snprintf(buf, sizeof buf, ": %.3g GB/s", *it->second);
+          fill = colour(it->second.second);
+          char buf[64];
+          std::snprintf(buf, sizeof buf, ": %.3g GB/s (%.0f%%)", *it->second.first,
+                        it->second.second * 100);
           title += buf;
         }
       }
@@ -114,6 +129,67 @@ std::string fleet_junit(const FleetReport& r) {
       << std::max<size_t>(r.culprits.size(), 1) << "\" failures=\"" << r.culprits.size() << "\">\n"
       << cases.str() << "  </testsuite>\n</testsuites>\n";
   return out.str();
+}
+
+void print_fleet_summary(const FleetReport& r, std::ostream& out) {
+  const int n = static_cast<int>(r.nodes.size());
+  const double median = fleet_median_busbw(r.results);
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "# fleet: %d nodes, %d rails, %zu pair-rails, median pair %.3f GB/s\n", n, r.rails,
+                r.results.size(), median);
+  out << line;
+  for (int k = 0; k < r.rails; ++k) {
+    std::vector<PairResult> rail;
+    const PairResult* worst = nullptr;
+    for (const auto& p : r.results)
+      if (p.rail == k) {
+        rail.push_back(p);
+        if (!worst || (worst->busbw && (!p.busbw || *p.busbw < *worst->busbw))) worst = &p;
+      }
+    std::snprintf(line, sizeof line, "#   rail %d: median %8.3f GB/s", k, fleet_median_busbw(rail));
+    out << line;
+    if (worst)
+      out << ", slowest " << name_of(r, worst->a) << "-" << name_of(r, worst->b) << ": "
+          << (worst->busbw ? std::to_string(*worst->busbw).substr(0, 6) + " GB/s" : "unreachable");
+    out << "\n";
+  }
+  if (n <= 16)
+    for (int k = 0; k < r.rails; ++k) {
+      std::map<std::pair<int, int>, std::optional<double>> at;
+      for (const auto& p : r.results)
+        if (p.rail == k) at[{p.a, p.b}] = at[{p.b, p.a}] = p.busbw;
+      out << "# rail " << k << " (GB/s; -- unreachable)\n#" << std::string(14, ' ');
+      for (int b = 0; b < n; ++b) out << " " << std::setw(8) << name_of(r, b).substr(0, 8);
+      out << "\n";
+      for (int a = 0; a < n; ++a) {
+        out << "# " << std::setw(13) << name_of(r, a).substr(0, 13);
+        for (int b = 0; b < n; ++b) {
+          const auto it = at.find({a, b});
+          if (a == b || it == at.end())
+            out << "        .";
+          else if (!it->second)
+            out << "       --";
+          else {
+            std::snprintf(line, sizeof line, " %8.3f", *it->second);
+            out << line;
+          }
+        }
+        out << "\n";
+      }
+    }
+  out << (r.culprits.empty() ? "# Culprits : none, the fleet is healthy\n" : "# Culprits :\n");
+  for (const auto& c : r.culprits) {
+    std::string who = c.node >= 0 ? name_of(r, c.node) : "rail " + std::to_string(c.rail);
+    if (c.peer >= 0) who += " - " + name_of(r, c.peer);
+    std::snprintf(line, sizeof line, "#   %-8s %-28s ", c.kind.c_str(), who.c_str());
+    out << line << c.evidence << "\n";
+  }
+  if (!r.problems.empty()) {
+    out << "# Problems on the way (" << r.problems.size() << "):\n";
+    for (size_t i = 0; i < r.problems.size() && i < 10; ++i) out << "#   " << r.problems[i] << "\n";
+    if (r.problems.size() > 10) out << "#   ... the rest are in the JSON report\n";
+  }
 }
 
 json fleet_node_patches(const FleetReport& r) {

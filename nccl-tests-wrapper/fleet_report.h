@@ -4,6 +4,7 @@
 // kind and node), and node patches for the operator to apply.
 #pragma once
 
+#include <iosfwd>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -15,8 +16,11 @@ namespace railyard::validate {
 struct FleetReport {
   std::vector<std::string> nodes;  // index -> Kubernetes node name
   int rails = 0;
-  std::vector<PairResult> results;
+  std::vector<PairResult> results;              // as measured (the better run of a repeat)
+  std::vector<std::optional<double>> relative;  // parallel to results, when known: the share
+                                                // of its round's median pair, as judged
   std::vector<Culprit> culprits;
+  std::vector<std::string> problems;  // ranks lost, rails that gave no number and why
 };
 
 nlohmann::json fleet_json(const FleetReport& r);
@@ -28,6 +32,10 @@ std::string fleet_junit(const FleetReport& r);
 // for a failing NIC, miswire or node, the `kubectl taint` command for a NoSchedule taint (a
 // patch of spec.taints would replace the node's other taints). A leaf is the fabric's: no node
 // is patched for it. {"node": name, "patch": {...}, "taint": "kubectl taint ..." or null}.
+// What a person reads first: per rail the median and the slowest pair, the matrix per rail for
+// fleets of up to 16 nodes, each culprit with its evidence, and the problems met on the way.
+void print_fleet_summary(const FleetReport& r, std::ostream& out);
+
 nlohmann::json fleet_node_patches(const FleetReport& r);
 
 }  // namespace railyard::validate

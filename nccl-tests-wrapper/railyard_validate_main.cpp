@@ -1,11 +1,15 @@
 // railyard-validate: is every rail of this node fit for jobs? `run` checks and benchmarks the
-// node and gives a verdict (exit 0 pass, 1 fail, 2 could not run); `parse` reads nccl-tests
-// output of any generation.
+// node and gives a verdict (exit 0 pass, 1 fail, 2 could not run); `fleet` tests every rail of
+// every pair of nodes and names the culprits; `parse` reads nccl-tests output of any generation.
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
+#include "nccl-tests-wrapper/fleet_run.h"
 #include "nccl-tests-wrapper/parse.h"
 #include "nccl-tests-wrapper/report.h"
 
@@ -37,6 +41,43 @@ bool write_file(const std::string& path, const std::string& text) {
   return static_cast<bool>(out);
 }
 
+std::string default_node_name() {
+  if (const char* n = std::getenv("NODE_NAME"); n && *n) return n;  // the Job's downward API
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  return host;
+}
+
+struct FleetOutputs {
+  std::string report, junit, patches, heatmaps;
+};
+
+int cmd_fleet(const v::FleetSettings& s, const FleetOutputs& out) {
+  std::optional<v::FleetReport> report;
+  try {
+    report = v::run_fleet(s, std::cout);
+  } catch (const std::exception& e) {
+    std::cerr << "railyard-validate fleet: " << e.what() << "\n";
+    return 2;
+  }
+  if (!report) return 0;  // not rank 0: rank 0 has the verdict
+  v::print_fleet_summary(*report, std::cout);
+  bool written = true;
+  if (!out.report.empty()) written &= write_file(out.report, v::fleet_json(*report).dump(2) + "\n");
+  if (!out.junit.empty()) written &= write_file(out.junit, v::fleet_junit(*report));
+  if (!out.patches.empty())
+    written &= write_file(out.patches, v::fleet_node_patches(*report).dump(2) + "\n");
+  if (!out.heatmaps.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(out.heatmaps, ec);
+    for (int k = 0; k < report->rails; ++k)
+      written &= write_file(out.heatmaps + "/rail-" + std::to_string(k) + ".svg",
+                            v::fleet_heatmap_svg(*report, k));
+  }
+  if (!written) return 2;
+  return report->culprits.empty() ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -61,7 +102,62 @@ int main(int argc, char** argv) {
                   "write an SVG plot of each rail's throughput during the run across all rails");
   run->add_option("--sysfs-root", sysfs_root, "overrides the config's sysfsRoot");
   run->add_option("--rails", rails, "overrides the config's railsFile");
+  v::FleetSettings fleet_settings;
+  FleetOutputs fleet_out;
+  auto* fleet = app.add_subcommand(
+      "fleet",
+      "Test every rail of every pair of nodes (one rank per node) and name the bad NIC, cable, "
+      "leaf, miswired rail or node; exit 0 healthy, 1 culprits named, 2 could not run");
+  {
+    auto& b = fleet_settings.bench;
+    b.max_bytes = "16M";
+    b.iters = 10;
+    b.warmup = 3;
+    b.timeout_s = 30;
+    b.streams = 1;
+    fleet_settings.node_name = default_node_name();
+    fleet->add_option("--rank", b.rank,
+                      "this rank (or OMPI_COMM_WORLD_RANK, JOB_COMPLETION_INDEX, RANK)");
+    fleet->add_option("--world-size", b.world,
+                      "number of ranks, one per node (or OMPI_COMM_WORLD_SIZE, WORLD_SIZE)");
+    fleet->add_option("--rendezvous", b.rendezvous,
+                      "HOST:PORT where rank 0 coordinates (or MASTER_ADDR/MASTER_PORT)");
+    fleet->add_option("--rails", b.rails,
+                      "comma-separated rail interfaces, IPv4 addresses or RDMA devices, in rail "
+                      "order (default: NCCL_IB_HCA)");
+    fleet->add_option("--transport", b.transport, "tcp or verbs (RDMA RC)")
+        ->check(CLI::IsMember({"tcp", "verbs"}));
+    fleet->add_option("--node-name", fleet_settings.node_name,
+                      "this node's name in the report (default: NODE_NAME, else the hostname)");
+    fleet->add_option("-s,--size", b.max_bytes, "message size per pair and rail (16M)");
+    fleet->add_option("-n", b.iters, "timed iterations per pair and rail");
+    fleet->add_option("-w", b.warmup, "warmup iterations");
+    fleet->add_option("-c", b.check, "check every byte (1) or not (0)");
+    fleet->add_option("--streams", b.streams, "tcp: connections per rail and direction")
+        ->check(CLI::Range(1, 64));
+    fleet->add_option("--gid-index", b.gid_index,
+                      "verbs: GID index (default: RoCE v2 of the rail)");
+    fleet->add_option("--timeout", b.timeout_s,
+                      "seconds to wait for a rank to join or a rail to connect");
+    fleet
+        ->add_option("--repeat", fleet_settings.repeat,
+                     "extra runs of each round that holds a suspect pair")
+        ->check(CLI::Range(0, 10));
+    fleet
+        ->add_option("--slow-fraction", fleet_settings.slow_fraction,
+                     "a pair below this fraction of the fleet's median pair is slow")
+        ->check(CLI::Range(0.0, 1.0));
+    fleet->add_flag("!--no-probe", fleet_settings.probe,
+                    "do not ask suspect NICs which leaf they hear (ARP; needs CAP_NET_RAW)");
+    fleet->add_option("--report", fleet_out.report, "rank 0: write the report as JSON");
+    fleet->add_option("--junit", fleet_out.junit, "rank 0: write the culprits as JUnit XML");
+    fleet->add_option("--node-patches", fleet_out.patches,
+                      "rank 0: write kubectl label/annotation patches and taint commands (JSON)");
+    fleet->add_option("--heatmaps", fleet_out.heatmaps,
+                      "rank 0: write DIR/rail-K.svg, each rail's node x node bandwidth");
+  }
   CLI11_PARSE(app, argc, argv);
+  if (*fleet) return cmd_fleet(fleet_settings, fleet_out);
   if (*parse) return cmd_parse(file);
   if (*check) {
     try {

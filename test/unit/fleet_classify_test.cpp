@@ -88,6 +88,21 @@ TEST_CASE("fleet verdict: a NIC on the wrong leaf is a miswire naming both rails
   CHECK(kinds(classify_fleet(kNodes, kRails, faulty, {})) == "nic(4,-1,1)");
 }
 
+TEST_CASE("fleet verdict: a 2-rail node with both cables swapped is miswired, not broken",
+          "[validate][fleet]") {
+  // With 2 rails, a swap silences every rail of the node: the sightings decide.
+  std::vector<PairResult> faulty;
+  for (int k = 0; k < 2; ++k)
+    for (int a = 0; a < kNodes; ++a)
+      for (int b = a + 1; b < kNodes; ++b)
+        faulty.push_back({a, b, k, a == 3 || b == 3 ? std::nullopt : std::optional(10.0)});
+  CHECK(kinds(classify_fleet(kNodes, 2, faulty, {})) == "node(3,-1,-1)");
+  const auto c = classify_fleet(kNodes, 2, faulty, {{3, 0, 1}, {3, 1, 0}});
+  CHECK(kinds(c) == "miswire(3,-1,0) miswire(3,-1,1)");
+  CHECK(c.at(0).other_rail == 1);
+  CHECK(c.at(1).other_rail == 0);
+}
+
 TEST_CASE("fleet verdict: a node slow everywhere is the node, not four NICs", "[validate][fleet]") {
   const auto c = classify_fleet(kNodes, kRails,
                                 fleet(7,

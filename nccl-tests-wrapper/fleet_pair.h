@@ -1,0 +1,38 @@
+// railyard-validate fleet's unit of work: two ranks test every rail between them at once, as
+// railyard-bench p2p does (the same links: TCP or verbs RC), each rail in its own thread so a
+// silent rail costs one timeout, not one per rail.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rdma/bench/options.h"
+#include "rdma/socket.h"
+#include "rdma/verbs_choice.h"
+#include "topology/sysfs.h"
+
+namespace railyard::validate {
+
+// This rank's rails, resolved once from --rails (or NCCL_IB_HCA).
+struct FleetRails {
+  std::vector<std::string> entries;    // as given: netdev, address or RDMA device
+  std::vector<std::string> addresses;  // each rail's IPv4 address
+  std::vector<rdma::RailPlan> plans;   // verbs only
+};
+FleetRails resolve_fleet_rails(const rdma::bench::Options& o, const topology::Sysfs& sysfs);
+
+struct RailOutcome {
+  std::optional<double> busbw;  // GB/s, the slower direction; role 0 only
+  std::string error;            // why the rail gave no number
+};
+
+// Both ranks call this at the same time. `listeners` (one per rail, taken) are where the peer
+// connects; `peer` its listeners. Sizes, iterations, transport and timeout come from `o`
+// (max_bytes is the message size).
+std::vector<RailOutcome> test_pair(const rdma::bench::Options& o, const FleetRails& rails,
+                                   const topology::Sysfs& sysfs, int role,
+                                   std::vector<rdma::Socket> listeners,
+                                   const std::vector<rdma::Endpoint>& peer);
+
+}  // namespace railyard::validate

@@ -1,0 +1,396 @@
+#include "nccl-tests-wrapper/fleet_run.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <map>
+#include <ostream>
+#include <thread>
+
+#include "nccl-tests-wrapper/fleet_control.h"
+#include "nccl-tests-wrapper/fleet_pair.h"
+#include "nccl-tests-wrapper/fleet_probe.h"
+#include "nccl-tests-wrapper/fleet_schedule.h"
+#include "rdma/launch.h"
+
+namespace railyard::validate {
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+// ---- every rank: serve rank 0 ----
+
+void serve(const FleetSettings& s, const rdma::Launch& launch, const FleetRails& rails,
+           const topology::Sysfs& sysfs) {
+  const auto timeout = std::chrono::seconds(s.bench.timeout_s);
+  const rdma::Endpoint rv = rdma::Endpoint::parse(launch.rendezvous);
+  const std::string coordinator = "rank 0 (rendezvous " + rv.to_string() + ")";
+  rdma::Socket c = rdma::Socket::connect_to(rv, "", timeout);
+  send_message(c,
+               {{"rank", launch.rank},
+                {"world", launch.world},
+                {"node", s.node_name},
+                {"rails", rails.addresses}},
+               coordinator);
+  std::vector<rdma::Socket> listeners;
+  // Rank 0 may keep a rank idle while other pairs of a long fleet run.
+  const auto idle = std::chrono::hours(24);
+  for (;;) {
+    const json m = recv_message(c, coordinator, idle);
+    const std::string op = m.value("op", "");
+    if (op == "done") return;
+    json reply;
+    try {
+      if (op == "listen") {
+        listeners.clear();
+        json ports = json::array();
+        for (const auto& a : rails.addresses) {
+          listeners.push_back(rdma::Socket::listen_on(a, 0));
+          ports.push_back(listeners.back().local_port());
+        }
+        reply = {{"ports", ports}};
+      } else if (op == "pair") {
+        std::vector<rdma::Endpoint> peer;
+        for (const auto& e : m.at("peer")) peer.push_back({e.at(0), e.at(1)});
+        const auto out = test_pair(s.bench, rails, sysfs, m.at("role"), std::move(listeners), peer);
+        listeners.clear();
+        json bw = json::array(), errors = json::array();
+        for (const auto& r : out) {
+          bw.push_back(r.busbw ? json(*r.busbw) : json(nullptr));
+          errors.push_back(r.error);
+        }
+        reply = {{"busbw", bw}, {"errors", errors}};
+      } else if (op == "probe") {
+        const std::string& source = rails.addresses.at(m.at("rail").get<size_t>());
+        const auto heard = arp_probe(netdev_with_address(source), source,
+                                     m.at("targets").get<std::vector<std::string>>(),
+                                     std::chrono::milliseconds(m.value("wait_ms", 500)));
+        reply = {{"heard", heard}};
+      } else {
+        reply = {{"error", "unknown operation '" + op + "'"}};
+      }
+    } catch (const std::exception& e) {
+      reply = {{"error", e.what()}};
+    }
+    send_message(c, reply, coordinator);
+  }
+}
+
+// ---- rank 0: coordinate ----
+
+struct Member {
+  rdma::Socket control;
+  std::string node;
+  std::vector<std::string> addresses;
+  std::string lost;  // why rank 0 stopped talking to it; empty while it answers
+};
+
+class Coordinator {
+ public:
+  Coordinator(const FleetSettings& s, int world, size_t rails, std::ostream& progress)
+      : s_(s),
+        world_(world),
+        rails_(rails),
+        progress_(progress),
+        timeout_(std::chrono::seconds(s.bench.timeout_s)) {}
+
+  void join(const rdma::Socket& server) {
+    members_.resize(static_cast<size_t>(world_));
+    std::map<int, bool> missing;
+    for (int r = 0; r < world_; ++r) missing[r] = true;
+    while (!missing.empty()) {
+      std::string names;
+      for (const auto& [r, _] : missing)
+        names += (names.empty() ? "rank " : ", ") + std::to_string(r);
+      rdma::Socket c = server.accept_one(
+          timeout_, names + " to join the fleet (world size " + std::to_string(world_) + ")");
+      const json hello = recv_message(c, "a joining rank", timeout_);
+      const int r = hello.at("rank");
+      if (hello.at("world") != world_)
+        throw rdma::NetError("rank " + std::to_string(r) + " says the world size is " +
+                             hello.at("world").dump());
+      if (!missing.erase(r))
+        throw rdma::NetError("rank " + std::to_string(r) + " joined twice or is out of range");
+      Member& m = members_[static_cast<size_t>(r)];
+      m.control = std::move(c);
+      m.node = hello.at("node");
+      m.addresses = hello.at("rails").get<std::vector<std::string>>();
+      if (m.addresses.size() != rails_)
+        throw rdma::NetError("rank " + std::to_string(r) + " (" + m.node + ") has " +
+                             std::to_string(m.addresses.size()) + " rails, rank 0 has " +
+                             std::to_string(rails_));
+    }
+  }
+
+  FleetReport run() {
+    const auto rounds = round_robin(world_);
+    const auto start = Clock::now();
+    // Per round, the run kept for each pair-rail and its share of that run's median pair.
+    std::vector<std::vector<PairResult>> kept;
+    std::vector<std::vector<std::optional<double>>> share;
+    for (size_t i = 0; i < rounds.size(); ++i) {
+      kept.push_back(run_round(
+          rounds[i], "round " + std::to_string(i + 1) + "/" + std::to_string(rounds.size())));
+      share.push_back(relative_to_run(kept.back()));
+    }
+    auto suspect = [&](const std::optional<double>& x) { return !x || *x < s_.slow_fraction; };
+    for (int rep = 0; rep < s_.repeat; ++rep)
+      for (size_t i = 0; i < rounds.size(); ++i) {
+        if (std::none_of(share[i].begin(), share[i].end(), suspect)) continue;
+        const auto again = run_round(rounds[i], "repeat of round " + std::to_string(i + 1));
+        const auto again_share = relative_to_run(again);
+        for (size_t j = 0; j < again.size(); ++j)  // the better run: noise only ever slows
+          if (again_share[j] && (!share[i][j] || *again_share[j] > *share[i][j])) {
+            share[i][j] = again_share[j];
+            kept[i][j] = again[j];
+          }
+      }
+    FleetReport report;
+    for (const auto& m : members_) report.nodes.push_back(m.node);
+    report.rails = static_cast<int>(rails_);
+    for (size_t i = 0; i < rounds.size(); ++i) {
+      report.results.insert(report.results.end(), kept[i].begin(), kept[i].end());
+      report.relative.insert(report.relative.end(), share[i].begin(), share[i].end());
+    }
+    // The verdict sees every pair at its share of its round, in the fleet's GB/s.
+    std::vector<PairResult> leveled = report.results;
+    const double fleet = fleet_median_busbw(report.results);
+    for (size_t j = 0; j < leveled.size(); ++j)
+      leveled[j].busbw =
+          report.relative[j] ? std::optional(*report.relative[j] * fleet) : std::nullopt;
+    const auto sightings = s_.probe ? probe_suspects(leveled) : std::vector<Sighting>{};
+    report.culprits =
+        classify_fleet(world_, report.rails, leveled, sightings, {s_.slow_fraction, report.nodes});
+    for (size_t r = 0; r < members_.size(); ++r)
+      if (!members_[r].lost.empty())
+        report.problems.push_back("rank " + std::to_string(r) + " (" + members_[r].node +
+                                  ") stopped answering: " + members_[r].lost);
+    char line[160];
+    std::snprintf(line, sizeof line, "# %zu rounds in %.1f s\n", rounds.size(),
+                  std::chrono::duration<double>(Clock::now() - start).count());
+    progress_ << line << std::flush;
+    return report;
+  }
+
+  void finish() {
+    for (auto& m : members_)
+      if (m.lost.empty()) try {
+          send_message(m.control, {{"op", "done"}}, m.node);
+        } catch (const std::exception&) {
+        }
+    members_.clear();  // closing the control connections lets every rank go
+  }
+
+ private:
+  static std::vector<PairResult> flatten(const std::vector<std::vector<PairResult>>& v) {
+    std::vector<PairResult> all;
+    for (const auto& r : v) all.insert(all.end(), r.begin(), r.end());
+    return all;
+  }
+
+  bool slow(const PairResult& r, double median) const {
+    return !r.busbw || *r.busbw < median * s_.slow_fraction;
+  }
+
+  std::string name(int r) const {
+    return "rank " + std::to_string(r) + " (" + members_[static_cast<size_t>(r)].node + ")";
+  }
+
+  // A rank that fails a request or its answer is lost for the rest of the run: its pairs are
+  // silent, which the classification names.
+  bool send(int r, const json& request) {
+    Member& m = members_[static_cast<size_t>(r)];
+    if (!m.lost.empty()) return false;
+    try {
+      send_message(m.control, request, name(r));
+      return true;
+    } catch (const std::exception& e) {
+      m.lost = e.what();
+      return false;
+    }
+  }
+  std::optional<json> answer(int r, std::chrono::milliseconds wait) {
+    Member& m = members_[static_cast<size_t>(r)];
+    if (!m.lost.empty()) return std::nullopt;
+    try {
+      json a = recv_message(m.control, name(r), wait);
+      if (a.contains("error") && !a.contains("busbw")) {
+        progress_ << "#   " << name(r) << ": " << a["error"].get<std::string>() << "\n";
+        return std::nullopt;
+      }
+      return a;
+    } catch (const std::exception& e) {
+      m.lost = e.what();
+      return std::nullopt;
+    }
+  }
+
+  std::vector<PairResult> run_round(const std::vector<std::pair<int, int>>& pairs,
+                                    const std::string& title) {
+    const auto start = Clock::now();
+    std::map<int, std::vector<int>> ports;
+    for (const auto& [a, b] : pairs)
+      for (int r : {a, b}) send(r, {{"op", "listen"}});
+    for (const auto& [a, b] : pairs)
+      for (int r : {a, b})
+        if (auto reply = answer(r, timeout_)) ports[r] = reply->at("ports").get<std::vector<int>>();
+    std::vector<char> started(pairs.size(), 0);
+    for (size_t i = 0; i < pairs.size(); ++i) {
+      const auto [a, b] = pairs[i];
+      if (!ports.count(a) || !ports.count(b)) continue;
+      auto endpoints = [&](int r) {
+        json e = json::array();
+        for (size_t k = 0; k < rails_; ++k)
+          e.push_back({members_[static_cast<size_t>(r)].addresses[k], ports[r][k]});
+        return e;
+      };
+      started[i] = send(a, {{"op", "pair"}, {"role", 0}, {"peer", endpoints(b)}}) &
+                   send(b, {{"op", "pair"}, {"role", 1}, {"peer", endpoints(a)}});
+    }
+    // A pair's rails connect within the timeout; a slow rail may take much longer to measure.
+    const auto wait = timeout_ * 4 + std::chrono::minutes(10);
+    std::vector<PairResult> out;
+    for (size_t i = 0; i < pairs.size(); ++i) {
+      const auto [a, b] = pairs[i];
+      std::optional<json> ra, rb;
+      if (started[i]) {
+        ra = answer(a, wait);
+        rb = answer(b, wait);
+      }
+      for (size_t k = 0; k < rails_; ++k) {
+        PairResult p{a, b, static_cast<int>(k), std::nullopt};
+        if (ra && !ra->at("busbw")[k].is_null()) p.busbw = ra->at("busbw")[k].get<double>();
+        for (const auto* reply : {&ra, &rb})
+          if (*reply && !(**reply)["errors"][k].get<std::string>().empty())
+            errors_.push_back(title + ", " + name(a) + " - " + name(b) + " rail " +
+                              std::to_string(k) + ": " + (**reply)["errors"][k].get<std::string>());
+        out.push_back(p);
+      }
+    }
+    report_round(title, out, std::chrono::duration<double>(Clock::now() - start).count());
+    return out;
+  }
+
+  void report_round(const std::string& title, const std::vector<PairResult>& out, double seconds) {
+    const double median = fleet_median_busbw(out);
+    const PairResult* worst = nullptr;
+    for (const auto& p : out)
+      if (!worst || !p.busbw || (worst->busbw && *p.busbw < *worst->busbw)) {
+        if (worst && !worst->busbw) continue;
+        worst = &p;
+      }
+    char line[256];
+    std::snprintf(line, sizeof line, "# %-20s %3zu pair-rails %6.1f s  median %8.3f GB/s",
+                  title.c_str(), out.size(), seconds, median);
+    progress_ << line;
+    if (worst) {
+      std::snprintf(
+          line, sizeof line, "  slowest %s-%s rail %d: %s",
+          members_[static_cast<size_t>(worst->a)].node.c_str(),
+          members_[static_cast<size_t>(worst->b)].node.c_str(), worst->rail,
+          worst->busbw ? (std::to_string(*worst->busbw).substr(0, 6) + " GB/s").c_str() : "silent");
+      progress_ << line;
+    }
+    progress_ << "\n" << std::flush;
+  }
+
+  // A NIC slow or silent with every peer: which leaf's neighbours does it hear?
+  std::vector<Sighting> probe_suspects(const std::vector<PairResult>& results) {
+    const double median = fleet_median_busbw(results);
+    std::map<std::pair<int, int>, std::pair<int, int>> count;  // (node, rail) -> (tested, bad)
+    for (const auto& r : results)
+      for (int n : {r.a, r.b}) {
+        auto& c = count[{n, r.rail}];
+        ++c.first;
+        c.second += slow(r, median);
+      }
+    std::vector<Sighting> out;
+    for (const auto& [key, c] : count) {
+      const auto [node, rail] = key;
+      if (c.first == 0 || c.second != c.first) continue;
+      std::vector<std::string> targets;
+      std::vector<int> target_rail;
+      for (int peer = 0; peer < world_; ++peer)
+        for (size_t k = 0; k < rails_; ++k)
+          if (peer != node) {
+            targets.push_back(members_[static_cast<size_t>(peer)].addresses[k]);
+            target_rail.push_back(static_cast<int>(k));
+          }
+      if (!send(node, {{"op", "probe"}, {"rail", rail}, {"targets", targets}})) continue;
+      const auto reply = answer(node, timeout_);
+      if (!reply || !reply->contains("heard")) continue;
+      std::map<int, int> heard;  // rail -> peers answering
+      const auto h = reply->at("heard").get<std::vector<bool>>();
+      for (size_t i = 0; i < h.size() && i < target_rail.size(); ++i)
+        if (h[i]) ++heard[target_rail[i]];
+      std::string said;
+      for (const auto& [k, n] : heard)
+        said += " rail " + std::to_string(k) + ": " + std::to_string(n);
+      progress_ << "# probe " << name(node) << " rail " << rail << ": peers heard by ARP"
+                << (said.empty() ? " none" : said) << "\n";
+      if (heard.count(rail) || heard.empty()) continue;
+      const auto most = std::max_element(heard.begin(), heard.end(),
+                                         [](auto& x, auto& y) { return x.second < y.second; });
+      out.push_back({node, rail, most->first});
+    }
+    return out;
+  }
+
+ public:
+  std::vector<std::string> errors_;
+
+ private:
+  const FleetSettings& s_;
+  int world_;
+  size_t rails_;
+  std::ostream& progress_;
+  std::chrono::milliseconds timeout_;
+  std::vector<Member> members_;
+};
+
+}  // namespace
+
+std::optional<FleetReport> run_fleet(const FleetSettings& s, std::ostream& progress) {
+  const rdma::Launch launch =
+      rdma::resolve_launch({s.bench.rank, s.bench.world, s.bench.rendezvous, ""}, rdma::bench::env);
+  if (launch.world < 2)
+    throw std::invalid_argument("a fleet has at least 2 ranks, not " +
+                                std::to_string(launch.world));
+  if (s.bench.transport != "tcp" && s.bench.transport != "verbs")
+    throw std::invalid_argument("fleet runs over --transport tcp or verbs");
+  const topology::Sysfs sysfs(topology::sysfs_root_from(""));
+  const FleetRails rails = resolve_fleet_rails(s.bench, sysfs);
+  if (launch.rank != 0) {
+    serve(s, launch, rails, sysfs);
+    return std::nullopt;
+  }
+  // Rank 0 listens before its own server connects, and serves like every rank.
+  rdma::Socket server = rdma::Socket::listen_on("", rdma::Endpoint::parse(launch.rendezvous).port);
+  std::exception_ptr served;
+  std::thread self([&] {
+    try {
+      serve(s, launch, rails, sysfs);
+    } catch (...) {
+      served = std::current_exception();
+    }
+  });
+  Coordinator c(s, launch.world, rails.addresses.size(), progress);
+  std::optional<FleetReport> report;
+  std::exception_ptr failed;
+  try {
+    c.join(server);
+    report = c.run();
+    report->problems.insert(report->problems.end(), c.errors_.begin(), c.errors_.end());
+  } catch (...) {
+    failed = std::current_exception();
+  }
+  c.finish();
+  server = rdma::Socket();
+  self.join();
+  if (failed) std::rethrow_exception(failed);
+  if (served) std::rethrow_exception(served);
+  return report;
+}
+
+}  // namespace railyard::validate

@@ -1,0 +1,153 @@
+// railyard-validate fleet's moving parts over loopback: the control messages, a pair test, a
+// whole 3-rank fleet in threads, and the bits of the ARP probe that need no second node (the
+// probe itself runs on the simulated fleet, test/fleet/fleet_sim_test.sh).
+#include "nccl-tests-wrapper/fleet_control.h"
+
+#include <catch2/catch.hpp>
+#include <sstream>
+#include <thread>
+
+#include "nccl-tests-wrapper/fleet_classify.h"
+#include "nccl-tests-wrapper/fleet_pair.h"
+#include "nccl-tests-wrapper/fleet_probe.h"
+#include "nccl-tests-wrapper/fleet_run.h"
+
+using namespace railyard;
+using namespace railyard::validate;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct Connected {
+  rdma::Socket a, b;
+};
+Connected connected() {
+  rdma::Socket server = rdma::Socket::listen_on("127.0.0.1", 0);
+  Connected c;
+  c.a = rdma::Socket::connect_to({"127.0.0.1", server.local_port()}, "", 5s);
+  c.b = server.accept_one(5s, "the test's client");
+  return c;
+}
+
+rdma::bench::Options small(const std::string& rails) {
+  rdma::bench::Options o;
+  o.rails = rails;
+  o.max_bytes = "64K";
+  o.iters = 3;
+  o.warmup = 1;
+  o.timeout_s = 5;
+  o.streams = 1;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("fleet control: a message arrives whole, garbage and a closed peer are named",
+          "[validate][fleet]") {
+  auto c = connected();
+  send_message(c.a,
+               {{"op", "pair"},
+                {"peer", nlohmann::json::array({nlohmann::json::array({"10.0.0.2", 4000})})}},
+               "b");
+  const auto m = recv_message(c.b, "a", 5s);
+  CHECK(m["op"] == "pair");
+  CHECK(m["peer"][0][1] == 4000);
+
+  const std::string junk = "not json";
+  const uint32_t n = static_cast<uint32_t>(junk.size());
+  c.a.send_all(&n, sizeof n, "b");
+  c.a.send_all(junk.data(), n, "b");
+  CHECK_THROWS_WITH(recv_message(c.b, "rank 3 (node-3)", 5s),
+                    Catch::Contains("rank 3 (node-3)") && Catch::Contains("not JSON"));
+  c.a = rdma::Socket();
+  CHECK_THROWS_WITH(recv_message(c.b, "rank 3 (node-3)", 5s), Catch::Contains("rank 3 (node-3)"));
+}
+
+TEST_CASE("fleet: each pair is judged against its own run's median", "[validate][fleet]") {
+  const auto r =
+      relative_to_run({{0, 1, 0, 10.0}, {2, 3, 0, 5.0}, {0, 1, 1, 20.0}, {2, 3, 1, std::nullopt}});
+  REQUIRE(r.size() == 4);
+  CHECK(*r[0] == Approx(1.0));
+  CHECK(*r[1] == Approx(0.5));
+  CHECK(*r[2] == Approx(2.0));
+  CHECK_FALSE(r[3]);
+}
+
+TEST_CASE("fleet: a pair test measures every rail, only role 0 reports", "[validate][fleet]") {
+  const auto o = small("127.0.0.1,127.0.0.1");
+  const topology::Sysfs sysfs("/");
+  const FleetRails rails = resolve_fleet_rails(o, sysfs);
+  REQUIRE(rails.addresses.size() == 2);
+  std::vector<rdma::Socket> l0, l1;
+  std::vector<rdma::Endpoint> e0, e1;
+  for (int k = 0; k < 2; ++k) {
+    l0.push_back(rdma::Socket::listen_on("127.0.0.1", 0));
+    e0.push_back({"127.0.0.1", l0.back().local_port()});
+    l1.push_back(rdma::Socket::listen_on("127.0.0.1", 0));
+    e1.push_back({"127.0.0.1", l1.back().local_port()});
+  }
+  std::vector<RailOutcome> one;
+  std::thread peer([&] { one = test_pair(o, rails, sysfs, 1, std::move(l1), e0); });
+  const auto zero = test_pair(o, rails, sysfs, 0, std::move(l0), e1);
+  peer.join();
+  for (size_t k = 0; k < 2; ++k) {
+    INFO("rail " << k << ": " << zero[k].error);
+    CHECK(zero[k].busbw.value_or(0) > 0);
+    CHECK(zero[k].error.empty());
+    CHECK_FALSE(one[k].busbw);
+    CHECK(one[k].error.empty());
+  }
+}
+
+TEST_CASE("fleet: a silent peer costs one timeout and is named per rail", "[validate][fleet]") {
+  auto o = small("127.0.0.1");
+  o.timeout_s = 1;
+  const topology::Sysfs sysfs("/");
+  const FleetRails rails = resolve_fleet_rails(o, sysfs);
+  std::vector<rdma::Socket> l;
+  l.push_back(rdma::Socket::listen_on("127.0.0.1", 0));
+  // A listener nobody serves: the connection is accepted by the kernel, then nothing answers.
+  rdma::Socket deaf = rdma::Socket::listen_on("127.0.0.1", 0);
+  const auto out = test_pair(o, rails, sysfs, 0, std::move(l), {{"127.0.0.1", deaf.local_port()}});
+  REQUIRE(out.size() == 1);
+  CHECK_FALSE(out[0].busbw);
+  CHECK_THAT(out[0].error, Catch::Contains("rank 1"));
+}
+
+TEST_CASE("fleet: three ranks over loopback, every pair on every rail, healthy",
+          "[validate][fleet]") {
+  rdma::Socket probe = rdma::Socket::listen_on("127.0.0.1", 0);
+  const int port = probe.local_port();
+  probe = rdma::Socket();
+  std::vector<FleetSettings> settings(3);
+  for (int r = 0; r < 3; ++r) {
+    settings[r].bench = small("127.0.0.1,127.0.0.1");
+    settings[r].bench.rank = r;
+    settings[r].bench.world = 3;
+    settings[r].bench.rendezvous = "127.0.0.1:" + std::to_string(port);
+    settings[r].node_name = "node-" + std::to_string(r);
+    settings[r].probe = false;
+  }
+  std::vector<std::thread> others;
+  for (int r = 1; r < 3; ++r)
+    others.emplace_back([&, r] {
+      std::ostringstream quiet;
+      run_fleet(settings[r], quiet);
+    });
+  std::ostringstream progress;
+  const auto report = run_fleet(settings[0], progress);
+  for (auto& t : others) t.join();
+  REQUIRE(report);
+  CHECK(report->nodes == std::vector<std::string>{"node-0", "node-1", "node-2"});
+  CHECK(report->results.size() == 3 * 2);  // 3 pairs x 2 rails, in 3 rounds (one sits out)
+  for (const auto& p : report->results) CHECK(p.busbw.value_or(0) > 0);
+  CHECK_THAT(progress.str(), Catch::Contains("round 3/3"));
+}
+
+TEST_CASE("fleet probe: a rail address names its netdev; a bad netdev is named",
+          "[validate][fleet]") {
+  CHECK(netdev_with_address("127.0.0.1") == "lo");
+  CHECK_THROWS_WITH(netdev_with_address("198.51.100.254"), Catch::Contains("198.51.100.254"));
+  CHECK_THROWS_WITH(arp_probe("nosuchnetdev0", "127.0.0.1", {"127.0.0.2"}, 10ms),
+                    Catch::Contains("nosuchnetdev0"));
+}
