@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# railyard-validate fleet on a simulated fleet (simfleet.sh: 8 nodes, 3 rails, one leaf bridge
+# per rail, every cable at the same line rate). Healthy, it raises nothing, RUNS times out of
+# RUNS. With three faults injected (node 2's rail-1 NIC slow; the cable between nodes 0 and 3
+# on rail 0 slow; node 5's rail 0 and 1 cables swapped between the leaves) it names exactly
+# those, and nothing else, in every output. A rank that never comes is named.
+#   fleet_sim_test.sh BIN_DIR [RUNS]
+set -euo pipefail
+bin=$1 runs=${2:-10}
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+. "$here/simfleet.sh"
+cleanup() { fleet_down; rm -rf "$work"; }
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; cat "$work/rank0.out" >&2 || true; exit 1; }
+
+fleet_up 8 3 50mbit
+opts=(-s 256K -n 5 -w 1 -c 0 --timeout 3)
+
+for ((r = 1; r <= runs; r++)); do
+  status=0
+  fleet_run "$bin" "$work" "${opts[@]}" --report "$work/healthy.json" || status=$?
+  [[ $status == 0 ]] || fail "healthy run $r/$runs exited $status"
+  python3 - "$work/healthy.json" <<'PY' || fail "healthy run $r/$runs"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["verdict"] == "healthy" and r["culprits"] == [], r["culprits"]
+assert len(r["pairs"]) == 28 * 3, len(r["pairs"])
+assert all(p["busbw"] and p["busbw"] > 0 for p in r["pairs"])
+PY
+  echo "healthy run $r/$runs: no culprits ($(grep -c '^# round' "$work/rank0.out") rounds)"
+done
+
+fault_slow_nic 2 1 15mbit
+fault_bad_cable 0 3 0 15mbit
+fault_miswire 5 0 1
+status=0
+fleet_run "$bin" "$work" "${opts[@]}" --report "$work/faults.json" --junit "$work/faults.xml" \
+  --node-patches "$work/patches.json" --heatmaps "$work/heatmaps" || status=$?
+[[ $status == 1 ]] || fail "the faulty fleet exited $status, not 1"
+python3 - "$work" <<'PY' || fail "the faulty fleet's report"
+import json, os, sys
+w = sys.argv[1]
+r = json.load(open(w + "/faults.json"))
+got = sorted((c["kind"], c["node"], c["peer"], c["rail"], c.get("other_rail")) for c in r["culprits"])
+want = sorted([("nic", "node-2", None, 1, None), ("cable", "node-0", "node-3", 0, None),
+               ("miswire", "node-5", None, 0, 1), ("miswire", "node-5", None, 1, 0)])
+assert got == want, got
+for c in r["culprits"]:
+    assert c["evidence"], c
+junit = open(w + "/faults.xml").read()
+assert 'failures="4"' in junit, junit
+patches = {p["node"]: p for p in json.load(open(w + "/patches.json"))}
+assert sorted(patches) == ["node-0", "node-2", "node-3", "node-5"], sorted(patches)
+for n in patches:
+    assert patches[n]["patch"]["metadata"]["labels"]["railyard.io/validated"] == "false"
+assert "NoSchedule" in patches["node-2"]["taint"] and "NoSchedule" in patches["node-5"]["taint"]
+assert patches["node-0"]["taint"] is None and patches["node-3"]["taint"] is None
+for k in range(3):
+    assert open(f"{w}/heatmaps/rail-{k}.svg").read().startswith("<svg")
+PY
+echo "faulty fleet: named exactly node-2's rail-1 NIC, the node-0 - node-3 cable on rail 0, node-5's swapped rails 0 and 1"
+grep '^#   \(nic\|cable\|miswire\)' "$work/rank0.out"
+
+# A rank that never joins is named by rank 0 within the timeout, and the run could not be made.
+FLEET_NODES=3
+status=0
+for i in 0 1; do
+  ip netns exec "$(fleet_ns "$i")" "$bin/railyard-validate" fleet --rank "$i" --world-size 3 \
+    --rendezvous 10.99.0.1:29411 --rails "$(fleet_rails_of "$i")" --timeout 3 \
+    >"$work/missing$i.out" 2>&1 &
+done
+wait %1 || status=$?
+wait %2 || true
+[[ $status == 2 ]] || fail "a fleet missing rank 2 exited $status, not 2"
+grep -q "rank 2 to join" "$work/missing0.out" || fail "rank 2 not named: $(cat "$work/missing0.out")"
+echo "a missing rank: named ($(tail -1 "$work/missing0.out"))"
