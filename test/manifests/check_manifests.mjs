@@ -53,7 +53,7 @@ function kustomize(dir) {
   assert(r.status === 0, `kubectl kustomize ${dir}: ${r.stderr.trim()}`);
   return YAML.parseAllDocuments(r.stdout).map((d) => d.toJS()).filter(Boolean);
 }
-const dirs = ["", "validate", "validate-mpi"].map((d) => path.join(manifests, d));
+const dirs = ["", "validate", "validate-mpi", "validate-fleet"].map((d) => path.join(manifests, d));
 const rendered = {};
 for (const d of dirs) {
   const rel = path.relative(repo, d);
@@ -173,6 +173,20 @@ check("the Indexed Job's world size, rendezvous and pod count agree", () => {
   assert(Number(env.MASTER_PORT) === find("Service", "railyard-validate").spec.ports[0].port, "MASTER_PORT is not the Service's port");
 });
 
+check("the fleet Job: Indexed, its headless Service selects its pods, world size and rendezvous agree", () => {
+  const svc = find("Service", "railyard-validate-fleet"), job = find("Job", "railyard-validate-fleet");
+  for (const [k, v] of Object.entries(svc.spec.selector)) assert(job.spec.template.metadata.labels[k] === v, `Service selector ${k}`);
+  assert(svc.spec.clusterIP === "None" && job.spec.template.spec.subdomain === svc.metadata.name, "rendezvous Service");
+  const env = Object.fromEntries(job.spec.template.spec.containers[0].env.map((e) => [e.name, e.value ?? e.valueFrom]));
+  assert(job.spec.completionMode === "Indexed", "not an Indexed Job");
+  assert(String(job.spec.completions) === env.WORLD_SIZE && job.spec.parallelism === job.spec.completions, "completions, parallelism and WORLD_SIZE differ");
+  assert(env.MASTER_ADDR === `${job.metadata.name}-0.${svc.metadata.name}`, `MASTER_ADDR ${env.MASTER_ADDR}`);
+  assert(Number(env.MASTER_PORT) === svc.spec.ports[0].port, "MASTER_PORT is not the Service's port");
+  assert(env.NODE_NAME?.fieldRef?.fieldPath === "spec.nodeName", "NODE_NAME is not the node's name");
+  const anti = job.spec.template.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0];
+  assert(anti.topologyKey === "kubernetes.io/hostname" && anti.labelSelector.matchLabels["app.kubernetes.io/name"] === job.spec.template.metadata.labels["app.kubernetes.io/name"], "one pod per node");
+});
+
 check("the MPIJob's -np, workers and rendezvous agree", () => {
   const mj = all.find((o) => o.kind === "MPIJob");
   const args = mj.spec.mpiReplicaSpecs.Launcher.template.spec.containers[0].args;
@@ -198,6 +212,12 @@ check("the validation pods pass only flags railyard-validate run takes", () => {
   const job = find("Job", "railyard-validate").spec.template.spec.containers[0].args;
   const mpi = all.find((o) => o.kind === "MPIJob").spec.mpiReplicaSpecs.Launcher.template.spec.containers[0].args;
   for (const f of flagsOf([...job, ...mpi.slice(mpi.indexOf("run") + 1)])) assert(h.includes(f), `${f} is not a railyard-validate run flag`);
+});
+check("the fleet pods pass only flags railyard-validate fleet takes", () => {
+  const h = help("railyard-validate", "fleet");
+  const args = find("Job", "railyard-validate-fleet").spec.template.spec.containers[0].args;
+  assert(args[0] === "fleet", `the fleet Job runs ${args[0]}`);
+  for (const f of flagsOf(args)) assert(h.includes(f), `${f} is not a railyard-validate fleet flag`);
 });
 check("the liveness probe and the port are the metrics address", () => {
   const addr = dpc.args.find((a) => a.startsWith("--metrics-addr=")).split("=")[1];
@@ -272,11 +292,14 @@ check("the pods run binaries the image has, from one image", () => {
   assert(copied.includes(path.basename(bench)), `validate.json runs ${bench}, which the image does not have`);
 });
 
-check("least privilege: no API token for the device plugin, the validator may only get and patch nodes", () => {
+check("least privilege: no API token for the device plugin or the fleet, the validator may only get and patch nodes", () => {
   assert(find("ServiceAccount", "railyard-device-plugin").automountServiceAccountToken === false, "device plugin SA mounts a token");
   assert(ds.spec.template.spec.automountServiceAccountToken === false, "the DaemonSet mounts a token");
   const role = find("ClusterRole", "railyard-validate");
   assert(JSON.stringify(role.rules) === JSON.stringify([{ apiGroups: [""], resources: ["nodes"], verbs: ["get", "patch"] }]), JSON.stringify(role.rules));
+  // The fleet Job writes node patches for the operator and patches nothing itself.
+  const fleet = find("Job", "railyard-validate-fleet").spec.template.spec;
+  assert(fleet.automountServiceAccountToken === false && !fleet.serviceAccountName, "the fleet Job has API access");
   for (const c of [...ds.spec.template.spec.initContainers, ...ds.spec.template.spec.containers]) {
     assert(c.securityContext?.allowPrivilegeEscalation === false, `${c.name}: privilege escalation`);
     assert(JSON.stringify(c.securityContext?.capabilities?.drop) === '["ALL"]', `${c.name}: capabilities not dropped`);
