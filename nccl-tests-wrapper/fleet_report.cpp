@@ -52,12 +52,20 @@ json fleet_json(const FleetReport& r) {
     if (c.other_rail >= 0) j["other_rail"] = c.other_rail;
     culprits.push_back(j);
   }
+  json rings = json::array();
+  for (const auto& g : r.rings) {
+    json members = json::array(), bw = json::array();
+    for (int m : g.members) members.push_back(name_of(r, m));
+    for (const auto& b : g.busbw) bw.push_back(b ? json(*b) : json(nullptr));
+    rings.push_back({{"title", g.title}, {"members", members}, {"busbw", bw}});
+  }
   return {{"verdict", r.culprits.empty() ? "healthy" : "culprits"},
           {"nodes", r.nodes},
           {"rails", r.rails},
           {"fleet_median_busbw", fleet_median_busbw(r.results)},
           {"pairs", pairs},
           {"culprits", culprits},
+          {"rings", rings},
           {"problems", r.problems}};
 }
 
@@ -139,7 +147,18 @@ void print_fleet_summary(const FleetReport& r, std::ostream& out) {
                 "# fleet: %d nodes, %d rails, %zu pair-rails, median pair %.3f GB/s\n", n, r.rails,
                 r.results.size(), median);
   out << line;
-  for (int k = 0; k < r.rails; ++k) {
+  for (const auto& g : r.rings) {
+    std::snprintf(line, sizeof line, "#   ring %-12s %3zu nodes (%s..%s) busbw", g.title.c_str(),
+                  g.members.size(), name_of(r, g.members.front()).c_str(),
+                  name_of(r, g.members.back()).c_str());
+    out << line;
+    for (const auto& b : g.busbw) {
+      std::snprintf(line, sizeof line, b ? " %8.3f" : "   silent", b.value_or(0));
+      out << line;
+    }
+    out << " GB/s\n";
+  }
+  for (int k = 0; k < r.rails && !r.results.empty(); ++k) {
     std::vector<PairResult> rail;
     const PairResult* worst = nullptr;
     for (const auto& p : r.results)
@@ -154,7 +173,7 @@ void print_fleet_summary(const FleetReport& r, std::ostream& out) {
           << (worst->busbw ? std::to_string(*worst->busbw).substr(0, 6) + " GB/s" : "unreachable");
     out << "\n";
   }
-  if (n <= 16)
+  if (n <= 16 && !r.results.empty())
     for (int k = 0; k < r.rails; ++k) {
       std::map<std::pair<int, int>, std::optional<double>> at;
       for (const auto& p : r.results)

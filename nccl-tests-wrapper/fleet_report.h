@@ -13,6 +13,14 @@
 
 namespace railyard::validate {
 
+// One ring allreduce of the bisection: its members and each rail's bus bandwidth (nullopt:
+// the ring did not run).
+struct RingRun {
+  std::string title;
+  std::vector<int> members;
+  std::vector<std::optional<double>> busbw;
+};
+
 struct FleetReport {
   std::vector<std::string> nodes;  // index -> Kubernetes node name
   int rails = 0;
@@ -20,6 +28,7 @@ struct FleetReport {
   std::vector<std::optional<double>> relative;  // parallel to results, when known: the share
                                                 // of its round's median pair, as judged
   std::vector<Culprit> culprits;
+  std::vector<RingRun> rings;         // --mode bisect: the rings run, in order
   std::vector<std::string> problems;  // ranks lost, rails that gave no number and why
 };
 

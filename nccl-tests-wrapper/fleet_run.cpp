@@ -10,6 +10,7 @@
 #include "nccl-tests-wrapper/fleet_control.h"
 #include "nccl-tests-wrapper/fleet_pair.h"
 #include "nccl-tests-wrapper/fleet_probe.h"
+#include "nccl-tests-wrapper/fleet_ring.h"
 #include "nccl-tests-wrapper/fleet_schedule.h"
 #include "rdma/launch.h"
 
@@ -61,6 +62,18 @@ void serve(const FleetSettings& s, const rdma::Launch& launch, const FleetRails&
           errors.push_back(r.error);
         }
         reply = {{"busbw", bw}, {"errors", errors}};
+      } else if (op == "ring") {
+        rdma::Table table;
+        for (const auto& member : m.at("table")) {
+          table.emplace_back();
+          for (const auto& e : member) table.back().push_back({e.at(0), e.at(1)});
+        }
+        const auto out =
+            test_ring(s.bench, rails, sysfs, m.at("index"), std::move(listeners), table);
+        listeners.clear();
+        json bw = json::array();
+        for (const auto& b : out.busbw) bw.push_back(b ? json(*b) : json(nullptr));
+        reply = {{"busbw", bw}, {"error", out.error}};
       } else if (op == "probe") {
         const std::string& source = rails.addresses.at(m.at("rail").get<size_t>());
         const auto heard = arp_probe(netdev_with_address(source), source,
@@ -124,35 +137,12 @@ class Coordinator {
   }
 
   FleetReport run() {
-    const auto rounds = round_robin(world_);
     const auto start = Clock::now();
-    // Per round, the run kept for each pair-rail and its share of that run's median pair.
-    std::vector<std::vector<PairResult>> kept;
-    std::vector<std::vector<std::optional<double>>> share;
-    for (size_t i = 0; i < rounds.size(); ++i) {
-      kept.push_back(run_round(
-          rounds[i], "round " + std::to_string(i + 1) + "/" + std::to_string(rounds.size())));
-      share.push_back(relative_to_run(kept.back()));
-    }
-    auto suspect = [&](const std::optional<double>& x) { return !x || *x < s_.slow_fraction; };
-    for (int rep = 0; rep < s_.repeat; ++rep)
-      for (size_t i = 0; i < rounds.size(); ++i) {
-        if (std::none_of(share[i].begin(), share[i].end(), suspect)) continue;
-        const auto again = run_round(rounds[i], "repeat of round " + std::to_string(i + 1));
-        const auto again_share = relative_to_run(again);
-        for (size_t j = 0; j < again.size(); ++j)  // the better run: noise only ever slows
-          if (again_share[j] && (!share[i][j] || *again_share[j] > *share[i][j])) {
-            share[i][j] = again_share[j];
-            kept[i][j] = again[j];
-          }
-      }
     FleetReport report;
     for (const auto& m : members_) report.nodes.push_back(m.node);
     report.rails = static_cast<int>(rails_);
-    for (size_t i = 0; i < rounds.size(); ++i) {
-      report.results.insert(report.results.end(), kept[i].begin(), kept[i].end());
-      report.relative.insert(report.relative.end(), share[i].begin(), share[i].end());
-    }
+    const auto rounds = s_.mode == "bisect" ? bisect(report) : round_robin(world_);
+    measure(rounds, report);
     // The verdict sees every pair at its share of its round, in the fleet's GB/s.
     std::vector<PairResult> leveled = report.results;
     const double fleet = fleet_median_busbw(report.results);
@@ -167,7 +157,8 @@ class Coordinator {
         report.problems.push_back("rank " + std::to_string(r) + " (" + members_[r].node +
                                   ") stopped answering: " + members_[r].lost);
     char line[160];
-    std::snprintf(line, sizeof line, "# %zu rounds in %.1f s\n", rounds.size(),
+    std::snprintf(line, sizeof line, "# %zu ring runs, %zu rounds of pairs, %.1f s\n",
+                  report.rings.size(), rounds.size(),
                   std::chrono::duration<double>(Clock::now() - start).count());
     progress_ << line << std::flush;
     return report;
@@ -224,6 +215,172 @@ class Coordinator {
       m.lost = e.what();
       return std::nullopt;
     }
+  }
+
+  // Runs the rounds, then again each round that holds a suspect (`repeat` times), keeping for
+  // each pair-rail the run where it did best against its run's median pair.
+  void measure(const std::vector<Round>& rounds, FleetReport& report) {
+    std::vector<std::vector<PairResult>> kept;
+    std::vector<std::vector<std::optional<double>>> share;
+    for (size_t i = 0; i < rounds.size(); ++i) {
+      kept.push_back(run_round(
+          rounds[i], "round " + std::to_string(i + 1) + "/" + std::to_string(rounds.size())));
+      share.push_back(relative_to_run(kept.back()));
+    }
+    auto suspect = [&](const std::optional<double>& x) { return !x || *x < s_.slow_fraction; };
+    for (int rep = 0; rep < s_.repeat; ++rep)
+      for (size_t i = 0; i < rounds.size(); ++i) {
+        if (std::none_of(share[i].begin(), share[i].end(), suspect)) continue;
+        const auto again = run_round(rounds[i], "repeat of round " + std::to_string(i + 1));
+        const auto again_share = relative_to_run(again);
+        for (size_t j = 0; j < again.size(); ++j)  // the better run: noise only ever slows
+          if (again_share[j] && (!share[i][j] || *again_share[j] > *share[i][j])) {
+            share[i][j] = again_share[j];
+            kept[i][j] = again[j];
+          }
+      }
+    for (size_t i = 0; i < rounds.size(); ++i) {
+      report.results.insert(report.results.end(), kept[i].begin(), kept[i].end());
+      report.relative.insert(report.relative.end(), share[i].begin(), share[i].end());
+    }
+  }
+
+  // The fast path: a ring over everyone, then halves side by side; a slow half (on any rail)
+  // is halved again, down to groups of 2 or 3 whose members are the suspects. Returns the rounds
+  // that test each suspect against two nodes found good.
+  std::vector<Round> bisect(FleetReport& report) {
+    std::vector<int> all(static_cast<size_t>(world_));
+    for (int r = 0; r < world_; ++r) all[static_cast<size_t>(r)] = r;
+    report.rings.push_back(run_rings({all}, "all nodes").at(0));
+    std::vector<std::vector<int>> groups{all};
+    std::vector<int> suspects;
+    for (int level = 1; !groups.empty(); ++level) {
+      std::vector<std::vector<int>> halves;
+      for (const auto& g : groups) {
+        if (g.size() <= 3) {
+          suspects.insert(suspects.end(), g.begin(), g.end());
+          continue;
+        }
+        const auto mid = g.begin() + static_cast<long>(g.size() / 2);
+        halves.emplace_back(g.begin(), mid);
+        halves.emplace_back(mid, g.end());
+      }
+      groups.clear();
+      if (halves.empty()) break;
+      const auto runs = run_rings(halves, "halving " + std::to_string(level));
+      // Every rail is built alike and bus bandwidth hardly depends on the ring's size, so a half
+      // should reach, on every rail, both the typical rail of this halving (the median over
+      // every ring and rail: one bad half cannot drag it down) and its own best rail (a half
+      // can be slow when its sibling is slow or silent too).
+      std::vector<PairResult> all_rails;
+      for (const auto& run : runs)
+        for (const auto& b : run.busbw) all_rails.push_back({0, 0, 0, b});
+      const double typical = fleet_median_busbw(all_rails);
+      for (size_t h = 0; h < halves.size(); ++h) {
+        double own = 0;
+        for (const auto& b : runs[h].busbw) own = std::max(own, b.value_or(0));
+        if (slower(runs[h].busbw, std::max(typical, own))) groups.push_back(halves[h]);
+      }
+      report.rings.insert(report.rings.end(), runs.begin(), runs.end());
+    }
+    std::sort(suspects.begin(), suspects.end());
+    std::string names;
+    for (int r : suspects) names += " " + members_[static_cast<size_t>(r)].node;
+    progress_ << "# suspects:" << (names.empty() ? " none" : names) << "\n";
+    return suspect_rounds(suspects);
+  }
+
+  bool slower(const std::vector<std::optional<double>>& busbw, double best) const {
+    for (size_t k = 0; k < rails_; ++k) {
+      const auto x = k < busbw.size() ? busbw[k] : std::nullopt;
+      if (!x || *x < best * s_.slow_fraction) return true;
+    }
+    return false;
+  }
+
+  // Two rounds: each suspect with a different good node in each, and each good node with at
+  // most one suspect, with a good node in the other round: one slow suspect cannot make its
+  // partners look slow with every peer. Too few good nodes for that: everyone against everyone.
+  std::vector<Round> suspect_rounds(const std::vector<int>& suspects) const {
+    if (suspects.empty()) return {};
+    std::vector<int> good;
+    for (int r = 0; r < world_; ++r)
+      if (!std::binary_search(suspects.begin(), suspects.end(), r)) good.push_back(r);
+    const size_t n = suspects.size();
+    if (good.size() < 2 * n || good.size() < 4) return round_robin(world_);
+    std::vector<Round> rounds(2);
+    for (size_t j = 0; j < 2; ++j) {
+      // Round j pairs the suspects with good[j*n .. j*n+n) and the other good nodes in twos.
+      std::vector<int> rest;
+      for (size_t g = 0; g < good.size(); ++g) {
+        if (g >= j * n && g < j * n + n)
+          rounds[j].push_back(std::minmax(suspects[g - j * n], good[g]));
+        else
+          rest.push_back(good[g]);
+      }
+      for (size_t i = 0; i + 1 < rest.size(); i += 2)
+        rounds[j].push_back(std::minmax(rest[i], rest[i + 1]));
+    }
+    return rounds;
+  }
+
+  // Rings over disjoint groups, all at once.
+  std::vector<RingRun> run_rings(const std::vector<std::vector<int>>& groups,
+                                 const std::string& title) {
+    const auto start = Clock::now();
+    std::map<int, std::vector<int>> ports;
+    for (const auto& g : groups)
+      for (int r : g) send(r, {{"op", "listen"}});
+    for (const auto& g : groups)
+      for (int r : g)
+        if (auto reply = answer(r, timeout_)) ports[r] = reply->at("ports").get<std::vector<int>>();
+    std::vector<char> started(groups.size(), 0);
+    for (size_t i = 0; i < groups.size(); ++i) {
+      const auto& g = groups[i];
+      if (!std::all_of(g.begin(), g.end(), [&](int r) { return ports.count(r) > 0; })) continue;
+      json table = json::array();
+      for (int r : g) {
+        json eps = json::array();
+        for (size_t k = 0; k < rails_; ++k)
+          eps.push_back(json::array({members_[static_cast<size_t>(r)].addresses[k], ports[r][k]}));
+        table.push_back(eps);
+      }
+      started[i] = 1;
+      for (size_t m = 0; m < g.size(); ++m)
+        started[i] &= send(g[m], {{"op", "ring"}, {"index", m}, {"table", table}});
+    }
+    const auto wait = timeout_ * 4 + std::chrono::minutes(10);
+    std::vector<RingRun> out;
+    for (size_t i = 0; i < groups.size(); ++i) {
+      const auto& g = groups[i];
+      RingRun run{title, g, std::vector<std::optional<double>>(rails_)};
+      for (size_t m = 0; m < g.size() && started[i]; ++m) {
+        const auto reply = answer(g[m], wait);
+        if (!reply) continue;
+        const std::string error = reply->value("error", "");
+        if (!error.empty()) errors_.push_back(title + ", " + name(g[m]) + ": " + error);
+        if (m == 0 && reply->at("busbw").size() == rails_)
+          for (size_t k = 0; k < rails_; ++k)
+            if (!reply->at("busbw")[k].is_null())
+              run.busbw[k] = reply->at("busbw")[k].get<double>();
+      }
+      char line[256];
+      std::snprintf(line, sizeof line, "# %-20s ring of %3zu (%s..%s) %6.1f s  busbw",
+                    title.c_str(), g.size(), members_[static_cast<size_t>(g.front())].node.c_str(),
+                    members_[static_cast<size_t>(g.back())].node.c_str(),
+                    std::chrono::duration<double>(Clock::now() - start).count());
+      progress_ << line;
+      for (const auto& b : run.busbw) {
+        if (b)
+          std::snprintf(line, sizeof line, " %.4g", *b);
+        else
+          std::snprintf(line, sizeof line, " silent");
+        progress_ << line;
+      }
+      progress_ << " GB/s\n" << std::flush;
+      out.push_back(std::move(run));
+    }
+    return out;
   }
 
   std::vector<PairResult> run_round(const std::vector<std::pair<int, int>>& pairs,
@@ -359,6 +516,8 @@ std::optional<FleetReport> run_fleet(const FleetSettings& s, std::ostream& progr
                                 std::to_string(launch.world));
   if (s.bench.transport != "tcp" && s.bench.transport != "verbs")
     throw std::invalid_argument("fleet runs over --transport tcp or verbs");
+  if (s.mode != "pairwise" && s.mode != "bisect")
+    throw std::invalid_argument("--mode is pairwise or bisect, not '" + s.mode + "'");
   const topology::Sysfs sysfs(topology::sysfs_root_from(""));
   const FleetRails rails = resolve_fleet_rails(s.bench, sysfs);
   if (launch.rank != 0) {

@@ -1,5 +1,6 @@
 // railyard-validate fleet: one rank per node. Rank 0 coordinates over the rendezvous: every
-// round of the round-robin schedule runs all its pairs at once, every rail of a pair at once;
+// round of the round-robin schedule (or, with bisection, of the suspects' schedule) runs all its
+// pairs at once, every rail of a pair at once;
 // rounds holding a suspect are run again (noise on a busy machine passes, a fault stays); a NIC
 // silent or slow with every peer is asked, over ARP, which leaf it hears; then the matrix is
 // classified (fleet_classify.h). Every rank serves rank 0 until told to stop.
@@ -21,6 +22,11 @@ struct FleetSettings {
   int repeat = 1;              // extra runs of each round that holds a suspect
   double slow_fraction = 0.7;  // of the fleet's median pair
   bool probe = true;           // ask suspect NICs which leaf they hear
+  // "pairwise": every pair (N-1 rounds). "bisect": ring allreduces over halves, then halves of
+  // the slower half, to corner stragglers in O(log N) runs; then pairs only for the suspects,
+  // each against two nodes found good. It finds slow or silent NICs and nodes; a cable that is
+  // bad for one pair only is seen only when that pair are ring neighbours.
+  std::string mode = "pairwise";
 };
 
 // Rank 0 returns the report; the others return nullopt once rank 0 lets them go. Progress (one

@@ -149,6 +149,12 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(0.0, 1.0));
     fleet->add_flag("!--no-probe", fleet_settings.probe,
                     "do not ask suspect NICs which leaf they hear (ARP; needs CAP_NET_RAW)");
+    fleet
+        ->add_option("--mode", fleet_settings.mode,
+                     "pairwise: every pair of nodes (N-1 rounds); bisect: ring allreduces over "
+                     "halves to corner slow NICs and nodes in O(log N) runs, then pairs only "
+                     "for the suspects (blind to a cable bad for one pair only)")
+        ->check(CLI::IsMember({"pairwise", "bisect"}));
     fleet->add_option("--report", fleet_out.report, "rank 0: write the report as JSON");
     fleet->add_option("--junit", fleet_out.junit, "rank 0: write the culprits as JUnit XML");
     fleet->add_option("--node-patches", fleet_out.patches,

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # railyard-validate fleet on a simulated fleet (simfleet.sh: 8 nodes, 3 rails, one leaf bridge
 # per rail, every cable at the same line rate). Healthy, it raises nothing, RUNS times out of
-# RUNS. With three faults injected (node 2's rail-1 NIC slow; the cable between nodes 0 and 3
-# on rail 0 slow; node 5's rail 0 and 1 cables swapped between the leaves) it names exactly
-# those, and nothing else, in every output. A rank that never comes is named.
+# RUNS (and once more with --mode bisect, in 3 ring runs and no pairs). With three faults
+# injected (node 2's rail-1 NIC slow; the cable between nodes 0 and 3 on rail 0 slow; node 5's
+# rail 0 and 1 cables swapped between the leaves) it names exactly those, and nothing else, in
+# every output. Bisection corners a slow NIC and a miswired node in 3 halvings and tests only
+# them. A rank that never comes is named.
 #   fleet_sim_test.sh BIN_DIR [RUNS]
 set -euo pipefail
 bin=$1 runs=${2:-10}
@@ -30,6 +32,17 @@ assert all(p["busbw"] and p["busbw"] > 0 for p in r["pairs"])
 PY
   echo "healthy run $r/$runs: no culprits ($(grep -c '^# round' "$work/rank0.out") rounds)"
 done
+
+status=0
+fleet_run "$bin" "$work" "${opts[@]}" --mode bisect --report "$work/bisect.json" || status=$?
+[[ $status == 0 ]] || fail "healthy bisection exited $status"
+python3 - "$work/bisect.json" <<'PY' || fail "healthy bisection"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["culprits"] == [] and r["pairs"] == [], r
+assert [g["title"] for g in r["rings"]] == ["all nodes", "halving 1", "halving 1"], r["rings"]
+PY
+echo "healthy bisection: no culprits, 3 ring runs, no pairs"
 
 fault_slow_nic 2 1 15mbit
 fault_bad_cable 0 3 0 15mbit
@@ -61,6 +74,24 @@ for k in range(3):
 PY
 echo "faulty fleet: named exactly node-2's rail-1 NIC, the node-0 - node-3 cable on rail 0, node-5's swapped rails 0 and 1"
 grep '^#   \(nic\|cable\|miswire\)' "$work/rank0.out"
+
+# Bisection: a slow NIC and a miswired node in the same quarter of the fleet.
+fleet_down
+fleet_up 8 3 50mbit
+fault_slow_nic 2 1 15mbit
+fault_miswire 3 0 1
+status=0
+fleet_run "$bin" "$work" "${opts[@]}" --mode bisect --report "$work/bisect-faults.json" || status=$?
+[[ $status == 1 ]] || fail "bisection of the faulty fleet exited $status, not 1"
+python3 - "$work/bisect-faults.json" <<'PY' || fail "bisection of the faulty fleet"
+import json, sys
+r = json.load(open(sys.argv[1]))
+got = sorted((c["kind"], c["node"], c["rail"], c.get("other_rail")) for c in r["culprits"])
+assert got == [("miswire", "node-3", 0, 1), ("miswire", "node-3", 1, 0), ("nic", "node-2", 1, None)], got
+# Suspects only: 2 rounds of 4 pairs, not the 7 rounds of every pair.
+assert len(r["pairs"]) == 2 * 4 * 3, len(r["pairs"])
+PY
+echo "bisection: named node-2's rail-1 NIC and node-3's swapped rails after $(grep -c '^# halving' "$work/rank0.out") halving rings and 2 rounds"
 
 # A rank that never joins is named by rank 0 within the timeout, and the run could not be made.
 FLEET_NODES=3
