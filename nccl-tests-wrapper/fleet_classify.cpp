@@ -38,6 +38,24 @@ std::vector<std::optional<double>> relative_to_run(const std::vector<PairResult>
   return out;
 }
 
+std::vector<bool> slow_rings(const std::vector<std::vector<std::optional<double>>>& busbw,
+                             double slow_fraction) {
+  std::vector<double> all;
+  for (const auto& ring : busbw)
+    for (const auto& b : ring)
+      if (b) all.push_back(*b);
+  const double typical = median(all);
+  std::vector<bool> out;
+  for (const auto& ring : busbw) {
+    double own = 0;
+    for (const auto& b : ring) own = std::max(own, b.value_or(0));
+    const double floor = std::max(typical, own) * slow_fraction;
+    out.push_back(ring.empty() || std::any_of(ring.begin(), ring.end(),
+                                              [&](const auto& b) { return !b || *b < floor; }));
+  }
+  return out;
+}
+
 std::vector<Culprit> classify_fleet(int nodes, int rails, const std::vector<PairResult>& results,
                                     const std::vector<Sighting>& sightings,
                                     const ClassifyOptions& options) {

@@ -46,6 +46,14 @@ double fleet_median_busbw(const std::vector<PairResult>& results);
 // Each result of one run of a round as a fraction of that run's median pair (nullopt stays).
 std::vector<std::optional<double>> relative_to_run(const std::vector<PairResult>& run);
 
+// Bisection's judgement of the rings of one halving (each ring's bus bandwidth per rail, nullopt:
+// silent). Every rail is built alike and bus bandwidth hardly depends on a ring's size, so each
+// ring should reach, on every rail, both the halving's typical rail (the median over every ring
+// and rail: one bad ring cannot drag it down) and its own best rail (a ring can be slow when
+// the others are slow or silent too). True for each ring that does not.
+std::vector<bool> slow_rings(const std::vector<std::vector<std::optional<double>>>& busbw,
+                             double slow_fraction);
+
 std::vector<Culprit> classify_fleet(int nodes, int rails, const std::vector<PairResult>& results,
                                     const std::vector<Sighting>& sightings,
                                     const ClassifyOptions& options = {});

@@ -268,60 +268,18 @@ class Coordinator {
       groups.clear();
       if (halves.empty()) break;
       const auto runs = run_rings(halves, "halving " + std::to_string(level));
-      // Every rail is built alike and bus bandwidth hardly depends on the ring's size, so a half
-      // should reach, on every rail, both the typical rail of this halving (the median over
-      // every ring and rail: one bad half cannot drag it down) and its own best rail (a half
-      // can be slow when its sibling is slow or silent too).
-      std::vector<PairResult> all_rails;
-      for (const auto& run : runs)
-        for (const auto& b : run.busbw) all_rails.push_back({0, 0, 0, b});
-      const double typical = fleet_median_busbw(all_rails);
-      for (size_t h = 0; h < halves.size(); ++h) {
-        double own = 0;
-        for (const auto& b : runs[h].busbw) own = std::max(own, b.value_or(0));
-        if (slower(runs[h].busbw, std::max(typical, own))) groups.push_back(halves[h]);
-      }
+      std::vector<std::vector<std::optional<double>>> busbw;
+      for (const auto& run : runs) busbw.push_back(run.busbw);
+      const auto slow = slow_rings(busbw, s_.slow_fraction);
+      for (size_t h = 0; h < halves.size(); ++h)
+        if (slow[h]) groups.push_back(halves[h]);
       report.rings.insert(report.rings.end(), runs.begin(), runs.end());
     }
     std::sort(suspects.begin(), suspects.end());
     std::string names;
     for (int r : suspects) names += " " + members_[static_cast<size_t>(r)].node;
     progress_ << "# suspects:" << (names.empty() ? " none" : names) << "\n";
-    return suspect_rounds(suspects);
-  }
-
-  bool slower(const std::vector<std::optional<double>>& busbw, double best) const {
-    for (size_t k = 0; k < rails_; ++k) {
-      const auto x = k < busbw.size() ? busbw[k] : std::nullopt;
-      if (!x || *x < best * s_.slow_fraction) return true;
-    }
-    return false;
-  }
-
-  // Two rounds: each suspect with a different good node in each, and each good node with at
-  // most one suspect, with a good node in the other round: one slow suspect cannot make its
-  // partners look slow with every peer. Too few good nodes for that: everyone against everyone.
-  std::vector<Round> suspect_rounds(const std::vector<int>& suspects) const {
-    if (suspects.empty()) return {};
-    std::vector<int> good;
-    for (int r = 0; r < world_; ++r)
-      if (!std::binary_search(suspects.begin(), suspects.end(), r)) good.push_back(r);
-    const size_t n = suspects.size();
-    if (good.size() < 2 * n || good.size() < 4) return round_robin(world_);
-    std::vector<Round> rounds(2);
-    for (size_t j = 0; j < 2; ++j) {
-      // Round j pairs the suspects with good[j*n .. j*n+n) and the other good nodes in twos.
-      std::vector<int> rest;
-      for (size_t g = 0; g < good.size(); ++g) {
-        if (g >= j * n && g < j * n + n)
-          rounds[j].push_back(std::minmax(suspects[g - j * n], good[g]));
-        else
-          rest.push_back(good[g]);
-      }
-      for (size_t i = 0; i + 1 < rest.size(); i += 2)
-        rounds[j].push_back(std::minmax(rest[i], rest[i + 1]));
-    }
-    return rounds;
+    return suspect_rounds(world_, suspects);
   }
 
   // Rings over disjoint groups, all at once.

@@ -123,3 +123,22 @@ TEST_CASE("fleet verdict: two faults at once are both named", "[validate][fleet]
                                 {});
   CHECK(kinds(c) == "nic(3,-1,0) cable(1,7,2)");
 }
+
+TEST_CASE("bisection: a ring slow on one rail, or silent, is slow; noise is not",
+          "[validate][fleet]") {
+  using Rails = std::vector<std::optional<double>>;
+  // Four healthy rings within +-15%: none is slow.
+  CHECK(slow_rings({Rails{10, 11, 9}, Rails{9.5, 10, 10.5}, Rails{11, 9, 10}, Rails{10, 10, 10}},
+                   0.7) == std::vector<bool>{false, false, false, false});
+  // One ring slow on rail 1, one silent: those two, and only those.
+  CHECK(slow_rings({Rails{10, 3, 10}, Rails{10, 10, 10},
+                    Rails{std::nullopt, std::nullopt, std::nullopt}, Rails{10, 9, 11}},
+                   0.7) == std::vector<bool>{true, false, true, false});
+  // Both halves bad: one silent, the other slow on two rails of three. The median would call
+  // the slow one typical; its own best rail says otherwise.
+  CHECK(slow_rings({Rails{1.8, 1.7, 4.5}, Rails{std::nullopt, std::nullopt, std::nullopt}}, 0.7) ==
+        std::vector<bool>{true, true});
+  // A ring slow on every rail among healthy ones: the typical rail says so.
+  CHECK(slow_rings({Rails{3, 3, 3}, Rails{10, 10, 10}, Rails{10, 10, 10}}, 0.7) ==
+        std::vector<bool>{true, false, false});
+}
