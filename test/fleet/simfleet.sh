@@ -56,7 +56,10 @@ fleet_up() {
   done
 }
 
-# Both ends of node's rail cable send at most RATE.
+# Both ends of node's rail cable send at most RATE. A deep queue (limit) instead of drops: a
+# drop costs TCP a 200 ms retransmit timeout, which on short tests reads as half the bandwidth.
+# The 32 KB bucket (the least tbf takes at this rate and HZ) lets transfers of a few tens of KB
+# through above the rate: a bisection ring's per-rail slices at small sizes read high.
 fleet_cable_rate() {
   local node=$1 rail=$2 rate=$3
   ip netns exec "$(fleet_ns "$node")" tc qdisc replace dev "rail$rail" root tbf rate "$rate" \
