@@ -174,10 +174,12 @@ class Coordinator {
   }
 
  private:
-  static std::vector<PairResult> flatten(const std::vector<std::vector<PairResult>>& v) {
-    std::vector<PairResult> all;
-    for (const auto& r : v) all.insert(all.end(), r.begin(), r.end());
-    return all;
+  // reply[key] as one value per rail (null where missing), however short or absent it is.
+  std::vector<json> rail_values(const std::optional<json>& reply, const char* key) const {
+    std::vector<json> v(rails_);
+    if (reply && reply->contains(key) && (*reply)[key].is_array())
+      for (size_t k = 0; k < rails_ && k < (*reply)[key].size(); ++k) v[k] = (*reply)[key][k];
+    return v;
   }
 
   bool slow(const PairResult& r, double median) const {
@@ -292,9 +294,11 @@ class Coordinator {
     for (const auto& g : groups)
       for (int r : g)
         if (auto reply = answer(r, timeout_)) ports[r] = reply->at("ports").get<std::vector<int>>();
-    std::vector<char> started(groups.size(), 0);
+    // Whoever was sent a ring is read back (see run_round).
+    std::vector<std::vector<char>> sent(groups.size());
     for (size_t i = 0; i < groups.size(); ++i) {
       const auto& g = groups[i];
+      sent[i].assign(g.size(), 0);
       if (!std::all_of(g.begin(), g.end(), [&](int r) { return ports.count(r) > 0; })) continue;
       json table = json::array();
       for (int r : g) {
@@ -303,24 +307,23 @@ class Coordinator {
           eps.push_back(json::array({members_[static_cast<size_t>(r)].addresses[k], ports[r][k]}));
         table.push_back(eps);
       }
-      started[i] = 1;
       for (size_t m = 0; m < g.size(); ++m)
-        started[i] &= send(g[m], {{"op", "ring"}, {"index", m}, {"table", table}});
+        sent[i][m] = send(g[m], {{"op", "ring"}, {"index", m}, {"table", table}});
     }
     const auto wait = timeout_ * 4 + std::chrono::minutes(10);
     std::vector<RingRun> out;
     for (size_t i = 0; i < groups.size(); ++i) {
       const auto& g = groups[i];
       RingRun run{title, g, std::vector<std::optional<double>>(rails_)};
-      for (size_t m = 0; m < g.size() && started[i]; ++m) {
-        const auto reply = answer(g[m], wait);
+      for (size_t m = 0; m < g.size(); ++m) {
+        const auto reply = sent[i][m] ? answer(g[m], wait) : std::nullopt;
         if (!reply) continue;
         const std::string error = reply->value("error", "");
         if (!error.empty()) errors_.push_back(title + ", " + name(g[m]) + ": " + error);
-        if (m == 0 && reply->at("busbw").size() == rails_)
-          for (size_t k = 0; k < rails_; ++k)
-            if (!reply->at("busbw")[k].is_null())
-              run.busbw[k] = reply->at("busbw")[k].get<double>();
+        if (m > 0) continue;  // the first member reports the ring's bandwidth
+        const auto busbw = rail_values(reply, "busbw");
+        for (size_t k = 0; k < rails_; ++k)
+          if (busbw[k].is_number()) run.busbw[k] = busbw[k].get<double>();
       }
       char line[256];
       std::snprintf(line, sizeof line, "# %-20s ring of %3zu (%s..%s) %6.1f s  busbw",
@@ -350,18 +353,20 @@ class Coordinator {
     for (const auto& [a, b] : pairs)
       for (int r : {a, b})
         if (auto reply = answer(r, timeout_)) ports[r] = reply->at("ports").get<std::vector<int>>();
-    std::vector<char> started(pairs.size(), 0);
+    // Whoever was sent a pair is read back, even when its partner could not be sent one (it
+    // then times out waiting and says so): an unread answer would be taken for the next one.
+    std::vector<std::pair<bool, bool>> sent(pairs.size(), {false, false});
     for (size_t i = 0; i < pairs.size(); ++i) {
       const auto [a, b] = pairs[i];
       if (!ports.count(a) || !ports.count(b)) continue;
       auto endpoints = [&](int r) {
         json e = json::array();
         for (size_t k = 0; k < rails_; ++k)
-          e.push_back({members_[static_cast<size_t>(r)].addresses[k], ports[r][k]});
+          e.push_back(json::array({members_[static_cast<size_t>(r)].addresses[k], ports[r][k]}));
         return e;
       };
-      started[i] = send(a, {{"op", "pair"}, {"role", 0}, {"peer", endpoints(b)}}) &
-                   send(b, {{"op", "pair"}, {"role", 1}, {"peer", endpoints(a)}});
+      sent[i] = {send(a, {{"op", "pair"}, {"role", 0}, {"peer", endpoints(b)}}),
+                 send(b, {{"op", "pair"}, {"role", 1}, {"peer", endpoints(a)}})};
     }
     // A pair's rails connect within the timeout; a slow rail may take much longer to measure.
     const auto wait = timeout_ * 4 + std::chrono::minutes(10);
@@ -369,17 +374,17 @@ class Coordinator {
     for (size_t i = 0; i < pairs.size(); ++i) {
       const auto [a, b] = pairs[i];
       std::optional<json> ra, rb;
-      if (started[i]) {
-        ra = answer(a, wait);
-        rb = answer(b, wait);
-      }
+      if (sent[i].first) ra = answer(a, wait);
+      if (sent[i].second) rb = answer(b, wait);
+      const auto busbw = rail_values(ra, "busbw"), errors_a = rail_values(ra, "errors"),
+                 errors_b = rail_values(rb, "errors");
       for (size_t k = 0; k < rails_; ++k) {
         PairResult p{a, b, static_cast<int>(k), std::nullopt};
-        if (ra && !ra->at("busbw")[k].is_null()) p.busbw = ra->at("busbw")[k].get<double>();
-        for (const auto* reply : {&ra, &rb})
-          if (*reply && !(**reply)["errors"][k].get<std::string>().empty())
+        if (busbw[k].is_number()) p.busbw = busbw[k].get<double>();
+        for (const json* e : {&errors_a[k], &errors_b[k]})
+          if (e->is_string() && !e->get<std::string>().empty())
             errors_.push_back(title + ", " + name(a) + " - " + name(b) + " rail " +
-                              std::to_string(k) + ": " + (**reply)["errors"][k].get<std::string>());
+                              std::to_string(k) + ": " + e->get<std::string>());
         out.push_back(p);
       }
     }
