@@ -152,10 +152,18 @@ class Coordinator {
     const auto sightings = s_.probe ? probe_suspects(leveled) : std::vector<Sighting>{};
     report.culprits =
         classify_fleet(world_, report.rails, leveled, sightings, {s_.slow_fraction, report.nodes});
-    for (size_t r = 0; r < members_.size(); ++r)
-      if (!members_[r].lost.empty())
-        report.problems.push_back("rank " + std::to_string(r) + " (" + members_[r].node +
-                                  ") stopped answering: " + members_[r].lost);
+    // A rank that stopped answering is its node's fault, whatever its pairs looked like before
+    // (they may have been fine): it replaces every culprit that involves it.
+    for (size_t r = 0; r < members_.size(); ++r) {
+      if (members_[r].lost.empty()) continue;
+      const int node = static_cast<int>(r);
+      const std::string why = "rank " + std::to_string(r) + " (" + members_[r].node +
+                              ") stopped answering during the run: " + members_[r].lost;
+      std::erase_if(report.culprits,
+                    [&](const Culprit& c) { return c.node == node || c.peer == node; });
+      report.culprits.push_back({"node", node, -1, -1, -1, why});
+      report.problems.push_back(why);
+    }
     char line[160];
     std::snprintf(line, sizeof line, "# %zu ring runs, %zu rounds of pairs, %.1f s\n",
                   report.rings.size(), rounds.size(),

@@ -5,7 +5,7 @@
 # injected (node 2's rail-1 NIC slow; the cable between nodes 0 and 3 on rail 0 slow; node 5's
 # rail 0 and 1 cables swapped between the leaves) it names exactly those, and nothing else, in
 # every output. Bisection corners a slow NIC and a miswired node in 3 halvings and tests only
-# them. A rank that never comes is named.
+# them. A rank killed mid-run is its node's culprit; a rank that never comes is named.
 #   fleet_sim_test.sh BIN_DIR [RUNS]
 set -euo pipefail
 bin=$1 runs=${2:-10}
@@ -92,6 +92,28 @@ assert got == [("miswire", "node-3", 0, 1), ("miswire", "node-3", 1, 0), ("nic",
 assert len(r["pairs"]) == 2 * 4 * 3, len(r["pairs"])
 PY
 echo "bisection: named node-2's rail-1 NIC and node-3's swapped rails after $(grep -c '^# halving' "$work/rank0.out") halving rings and 2 rounds"
+
+# A rank killed after the first round: rank 0 carries on and names its node, nothing else.
+fleet_down
+fleet_up 8 3 50mbit
+status=0
+fleet_run "$bin" "$work" "${opts[@]}" --report "$work/killed.json" &
+runner=$!
+for ((t = 0; t < 600; t++)); do  # until round 1 is reported, at most a minute
+  grep -q '^# round 1/7' "$work/rank0.out" 2>/dev/null && break
+  sleep 0.1
+done
+ip netns pids "$(fleet_ns 7)" | xargs -r kill -9
+wait "$runner" || status=$?
+[[ $status == 1 ]] || fail "the fleet with a killed rank exited $status, not 1"
+python3 - "$work/killed.json" <<'PY' || fail "the fleet with a killed rank"
+import json, sys
+r = json.load(open(sys.argv[1]))
+got = [(c["kind"], c["node"]) for c in r["culprits"]]
+assert got == [("node", "node-7")], r["culprits"]
+assert "stopped answering" in r["culprits"][0]["evidence"], r["culprits"][0]
+PY
+echo "a rank killed mid-run: its node named ($(grep -o 'rank 7 (node-7) stopped answering[^:]*' "$work/rank0.out" | head -1))"
 
 # A rank that never joins is named by rank 0 within the timeout, and the run could not be made.
 FLEET_NODES=3
