@@ -20,6 +20,7 @@
 #include <sstream>
 #include <thread>
 
+#include "common/fd.h"
 #include "deviceplugin/registration.h"
 #include "topology/discover.h"
 
@@ -78,20 +79,6 @@ class LinkEvents {
 
  private:
   nl_sock* sk_ = nullptr;
-};
-
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
 };
 
 }  // namespace

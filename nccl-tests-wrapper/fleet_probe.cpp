@@ -16,6 +16,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "common/fd.h"
+
 namespace railyard::validate {
 namespace {
 
@@ -36,20 +38,6 @@ in_addr ipv4(const std::string& text) {
 std::string sys_error(const std::string& what) {
   return what + ": " + std::strerror(errno);
 }
-
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 }  // namespace
 
