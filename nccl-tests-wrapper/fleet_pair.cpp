@@ -34,16 +34,19 @@ RailOutcome test_rail(const rdma::bench::Options& o, const FleetRails& rails,
   table[static_cast<size_t>(1 - role)] = {peer};
   std::vector<rdma::Socket> listeners;
   listeners.push_back(std::move(listener));
-  rdma::bench::Job job{{role, 2, "", "fleet"},
+  // What may throw comes first: GCC 12 -O3 warns of a half-built Job otherwise.
+  rdma::RingSockets ring = rdma::connect_ring(role, 2, {rails.addresses[k]}, listeners, table,
+                                              timeout, o.transport == "tcp" ? o.streams : 1);
+  std::vector<rdma::RailPlan> plans;
+  if (!rails.plans.empty()) plans.push_back(rails.plans[k]);
+  rdma::bench::Job job{rdma::Launch{role, 2, "", "fleet"},
                        {rails.entries[k]},
                        {rails.addresses[k]},
-                       {},
+                       std::move(plans),
                        topology::Sysfs(sysfs.root()),
                        rdma::host_memory(o.hugepages),
-                       rdma::connect_ring(role, 2, {rails.addresses[k]}, listeners, table, timeout,
-                                          o.transport == "tcp" ? o.streams : 1),
+                       std::move(ring),
                        timeout};
-  if (!rails.plans.empty()) job.plans.push_back(rails.plans[k]);
   const size_t bytes = rdma::bench::parse_size(o.max_bytes);
   rdma::LinkPair pair(role, rdma::bench::make_links(o, job), *job.memory, bytes);
   const rdma::P2pResult m = pair.measure(0, bytes, o.iters, o.warmup, o.check != 0);

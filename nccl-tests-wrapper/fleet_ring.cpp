@@ -13,14 +13,17 @@ RingOutcome test_ring(const rdma::bench::Options& o, const FleetRails& rails,
   const int members = static_cast<int>(table.size());
   const std::chrono::milliseconds timeout = std::chrono::seconds(o.timeout_s);
   try {
-    rdma::bench::Job job{{index, members, "", "fleet"},
+    // What may throw comes first: GCC 12 -O3 warns of a half-built Job otherwise.
+    rdma::RingSockets sockets =
+        rdma::connect_ring(index, members, rails.addresses, listeners, table, timeout,
+                           o.transport == "tcp" ? o.streams : 1);
+    rdma::bench::Job job{rdma::Launch{index, members, "", "fleet"},
                          rails.entries,
                          rails.addresses,
                          rails.plans,
                          topology::Sysfs(sysfs.root()),
                          rdma::host_memory(o.hugepages),
-                         rdma::connect_ring(index, members, rails.addresses, listeners, table,
-                                            timeout, o.transport == "tcp" ? o.streams : 1),
+                         std::move(sockets),
                          timeout};
     rdma::Ring ring(index, members, rdma::bench::make_links(o, job), *job.memory);
     const size_t count = rdma::bench::parse_size(o.max_bytes) / sizeof(float);

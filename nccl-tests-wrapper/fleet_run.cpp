@@ -487,6 +487,11 @@ std::optional<FleetReport> run_fleet(const FleetSettings& s, std::ostream& progr
                                 std::to_string(launch.world));
   if (s.bench.transport != "tcp" && s.bench.transport != "verbs")
     throw std::invalid_argument("fleet runs over --transport tcp or verbs");
+  // Checked here, once, rather than failing every rail of every pair the same way.
+  if (rdma::bench::parse_size(s.bench.max_bytes) == 0)
+    throw std::invalid_argument("--size " + s.bench.max_bytes + ": at least 1 byte");
+  if (s.bench.iters < 1 || s.bench.warmup < 0 || s.bench.timeout_s < 1)
+    throw std::invalid_argument("-n and --timeout are at least 1, -w at least 0");
   if (s.mode != "pairwise" && s.mode != "bisect")
     throw std::invalid_argument("--mode is pairwise or bisect, not '" + s.mode + "'");
   const topology::Sysfs sysfs(topology::sysfs_root_from(""));

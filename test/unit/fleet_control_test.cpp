@@ -151,3 +151,25 @@ TEST_CASE("fleet probe: a rail address names its netdev; a bad netdev is named",
   CHECK_THROWS_WITH(arp_probe("nosuchnetdev0", "127.0.0.1", {"127.0.0.2"}, 10ms),
                     Catch::Contains("nosuchnetdev0"));
 }
+
+TEST_CASE("fleet: bad settings are named before any rank waits", "[validate][fleet]") {
+  FleetSettings s;
+  s.bench = small("127.0.0.1");
+  s.bench.rank = 0;
+  s.bench.world = 1;
+  s.bench.rendezvous = "127.0.0.1:1";
+  std::ostringstream progress;
+  CHECK_THROWS_WITH(run_fleet(s, progress), Catch::Contains("at least 2 ranks"));
+  s.bench.world = 2;
+  s.bench.max_bytes = "lots";
+  CHECK_THROWS_WITH(run_fleet(s, progress), Catch::Contains("'lots' is not a size"));
+  s.bench.max_bytes = "0";
+  CHECK_THROWS_WITH(run_fleet(s, progress), Catch::Contains("--size 0"));
+  s.bench.max_bytes = "64K";
+  s.mode = "guess";
+  CHECK_THROWS_WITH(run_fleet(s, progress), Catch::Contains("--mode"));
+  s.mode = "pairwise";
+  s.bench.rails = "";
+  ::unsetenv("NCCL_IB_HCA");
+  CHECK_THROWS_AS(run_fleet(s, progress), std::invalid_argument);
+}
