@@ -124,7 +124,7 @@ TEST_CASE("fleet verdict: two faults at once are both named", "[validate][fleet]
   CHECK(kinds(c) == "nic(3,-1,0) cable(1,7,2)");
 }
 
-TEST_CASE("bisection: a ring slow on one rail, or silent, is slow; noise is not",
+TEST_CASE("bisection: a ring slow on one rail, or silent, is slow, and noise is not",
           "[validate][fleet]") {
   using Rails = std::vector<std::optional<double>>;
   // Four healthy rings within +-15%: none is slow.

@@ -144,7 +144,7 @@ TEST_CASE("fleet: three ranks over loopback, every pair on every rail, healthy",
   CHECK_THAT(progress.str(), Catch::Contains("round 3/3"));
 }
 
-TEST_CASE("fleet probe: a rail address names its netdev; a bad netdev is named",
+TEST_CASE("fleet probe: a rail address names its netdev, and a bad netdev is named",
           "[validate][fleet]") {
   CHECK(netdev_with_address("127.0.0.1") == "lo");
   CHECK_THROWS_WITH(netdev_with_address("198.51.100.254"), Catch::Contains("198.51.100.254"));
