@@ -139,6 +139,19 @@ std::string fleet_junit(const FleetReport& r) {
   return out.str();
 }
 
+const PairResult* slowest_pair(const std::vector<PairResult>& results) {
+  const PairResult* worst = nullptr;
+  for (const auto& p : results)
+    if (!worst || (worst->busbw && (!p.busbw || *p.busbw < *worst->busbw))) worst = &p;
+  return worst;
+}
+
+std::string gbps_text(double busbw) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g GB/s", busbw);
+  return buf;
+}
+
 void print_fleet_summary(const FleetReport& r, std::ostream& out) {
   const int n = static_cast<int>(r.nodes.size());
   const double median = fleet_median_busbw(r.results);
@@ -160,17 +173,13 @@ void print_fleet_summary(const FleetReport& r, std::ostream& out) {
   }
   for (int k = 0; k < r.rails && !r.results.empty(); ++k) {
     std::vector<PairResult> rail;
-    const PairResult* worst = nullptr;
     for (const auto& p : r.results)
-      if (p.rail == k) {
-        rail.push_back(p);
-        if (!worst || (worst->busbw && (!p.busbw || *p.busbw < *worst->busbw))) worst = &p;
-      }
+      if (p.rail == k) rail.push_back(p);
     std::snprintf(line, sizeof line, "#   rail %d: median %8.3f GB/s", k, fleet_median_busbw(rail));
     out << line;
-    if (worst)
+    if (const PairResult* worst = slowest_pair(rail))
       out << ", slowest " << name_of(r, worst->a) << "-" << name_of(r, worst->b) << ": "
-          << (worst->busbw ? std::to_string(*worst->busbw).substr(0, 6) + " GB/s" : "unreachable");
+          << (worst->busbw ? gbps_text(*worst->busbw) : "unreachable");
     out << "\n";
   }
   if (n <= 16 && !r.results.empty())

@@ -41,6 +41,11 @@ std::string fleet_junit(const FleetReport& r);
 // for a failing NIC, miswire or node, the `kubectl taint` command for a NoSchedule taint (a
 // patch of spec.taints would replace the node's other taints). A leaf is the fabric's: no node
 // is patched for it. {"node": name, "patch": {...}, "taint": "kubectl taint ..." or null}.
+// The slowest of `results` (a silent pair before any number), or null when there are none;
+// "0.0239 GB/s" for a measured bandwidth.
+const PairResult* slowest_pair(const std::vector<PairResult>& results);
+std::string gbps_text(double busbw);
+
 // What a person reads first: per rail the median and the slowest pair, the matrix per rail for
 // fleets of up to 16 nodes, each culprit with its evidence, and the problems met on the way.
 void print_fleet_summary(const FleetReport& r, std::ostream& out);

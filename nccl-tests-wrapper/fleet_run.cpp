@@ -402,24 +402,14 @@ class Coordinator {
 
   void report_round(const std::string& title, const std::vector<PairResult>& out, double seconds) {
     const double median = fleet_median_busbw(out);
-    const PairResult* worst = nullptr;
-    for (const auto& p : out)
-      if (!worst || !p.busbw || (worst->busbw && *p.busbw < *worst->busbw)) {
-        if (worst && !worst->busbw) continue;
-        worst = &p;
-      }
     char line[256];
     std::snprintf(line, sizeof line, "# %-20s %3zu pair-rails %6.1f s  median %8.3f GB/s",
                   title.c_str(), out.size(), seconds, median);
     progress_ << line;
-    if (worst) {
-      std::snprintf(
-          line, sizeof line, "  slowest %s-%s rail %d: %s",
-          members_[static_cast<size_t>(worst->a)].node.c_str(),
-          members_[static_cast<size_t>(worst->b)].node.c_str(), worst->rail,
-          worst->busbw ? (std::to_string(*worst->busbw).substr(0, 6) + " GB/s").c_str() : "silent");
-      progress_ << line;
-    }
+    if (const PairResult* worst = slowest_pair(out))
+      progress_ << "  slowest " << members_[static_cast<size_t>(worst->a)].node << "-"
+                << members_[static_cast<size_t>(worst->b)].node << " rail " << worst->rail << ": "
+                << (worst->busbw ? gbps_text(*worst->busbw) : "silent");
     progress_ << "\n" << std::flush;
   }
 

@@ -65,3 +65,12 @@ TEST_CASE("fleet report: patches label both ends of a cable, taint only a failin
   CHECK_THAT(fleet_junit(nic),
              Catch::Contains("<testcase classname=\"fleet.nic\" name=\"gpu-c\">"));
 }
+
+TEST_CASE("fleet report: the slowest pair is a silent one before any number", "[validate][fleet]") {
+  CHECK(slowest_pair({}) == nullptr);
+  const std::vector<PairResult> r{{0, 1, 0, 5.0}, {0, 2, 0, 2.0}, {1, 2, 0, 7.0}};
+  CHECK(slowest_pair(r) == &r[1]);
+  const std::vector<PairResult> s{{0, 1, 0, 5.0}, {0, 2, 0, std::nullopt}, {1, 2, 0, 1.0}};
+  CHECK(slowest_pair(s) == &s[1]);
+  CHECK(gbps_text(0.023912) == "0.02391 GB/s");
+}
