@@ -10,7 +10,9 @@
 #include <cerrno>
 #include <cstring>
 #include <deque>
+#include <optional>
 #include <random>
+#include <tuple>
 #include <vector>
 
 #include "rdma/schedule.h"
@@ -57,6 +59,11 @@ std::string sys_error(const std::string& what) {
 // between completions of a busy rail (a 1 MiB write every ~20 us at 400 Gb/s), far shorter
 // than a wakeup is worth saving.
 constexpr auto kSpin = std::chrono::microseconds(50);
+
+// How long a rank still takes completions after a neighbour it needs closed its socket: what the
+// neighbour sent before it finished landed already (its writes were acknowledged), so only this
+// node's own lag is covered; a neighbour that died mid-run is named after this.
+constexpr auto kGrace = std::chrono::seconds(2);
 
 constexpr uint64_t kWrite = 1, kCredit = 2, kRecvData = 3, kRecvCredit = 4;
 
@@ -152,32 +159,60 @@ class VerbsLink final : public RingLink {
       // until the NIC or a neighbour's socket has news, leaving the CPU to whoever moves the
       // bytes (with soft-RoCE that is this node's kernel: spinning halved the receiver's rate).
       if (Clock::now() < spin_until) continue;
-      const auto now = Clock::now();
-      if (now > deadline)
+      const bool need_next = writes_done_ - writes_before < out_total;
+      const bool need_prev = taken < in_total;
+      auto until = deadline;
+      for (auto [gone, need, name] : {std::tuple{next_gone_, need_next, &next_name_},
+                                      std::tuple{prev_gone_, need_prev, &prev_name_}}) {
+        if (!gone || !need) continue;
+        if (Clock::now() > *gone + kGrace)
+          throw NetError(*name + " closed the connection (did it die?)");
+        until = std::min(until, *gone + kGrace);
+      }
+      if (Clock::now() > deadline)
         throw NetError("timed out after " + std::to_string(timeout_.count() / 1000) +
-                       " s waiting for " + (taken < in_total ? prev_name_ : next_name_) +
-                       " over verbs");
-      wait_for_news(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now));
+                       " s waiting for " + (need_prev ? prev_name_ : next_name_) + " over verbs");
+      if (wait_for_news(until)) {
+        deadline = Clock::now() + timeout_;
+        spin_until = Clock::now() + kSpin;
+      }
     }
   }
 
-  // Arms the completion queue, then sleeps on its channel and both neighbours' sockets (after
-  // the handshake nothing comes over TCP: a readable socket is a closed one, a dead peer).
-  void wait_for_news(std::chrono::milliseconds left) {
+  // Arms the completion queue, then sleeps on its channel and the sockets of the neighbours
+  // still there, until `until` at most. True when the NIC completed something.
+  bool wait_for_news(Clock::time_point until) {
     if (ibv_req_notify_cq(cq_, 0)) throw NetError(sys_error("ibv_req_notify_cq"));
-    if (poll_cq()) return;  // landed between the last poll and arming: no event will come for it
-    pollfd fds[3] = {
-        {channel_->fd, POLLIN, 0}, {next_sock_.fd(), POLLIN, 0}, {prev_sock_.fd(), POLLIN, 0}};
+    if (poll_cq()) return true;  // landed between the last poll and arming: no event comes for it
+    // A negative fd is skipped by poll(): a closed socket would read as news forever.
+    pollfd fds[3] = {{channel_->fd, POLLIN, 0},
+                     {next_gone_ ? -1 : next_sock_.fd(), POLLIN, 0},
+                     {prev_gone_ ? -1 : prev_sock_.fd(), POLLIN, 0}};
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now());
     const int ms = static_cast<int>(std::clamp<int64_t>(left.count() + 1, 1, 1000));
     if (::poll(fds, 3, ms) < 0 && errno != EINTR) throw NetError(sys_error("poll"));
-    if (fds[0].revents & POLLIN) {
-      ibv_cq* cq = nullptr;
-      void* ctx = nullptr;
-      if (ibv_get_cq_event(channel_, &cq, &ctx)) throw NetError(sys_error("ibv_get_cq_event"));
-      ibv_ack_cq_events(cq, 1);
-    }
-    if (fds[1].revents) check_alive(next_sock_, next_name_);
-    if (fds[2].revents) check_alive(prev_sock_, prev_name_);
+    if (fds[1].revents) note_closed(next_sock_, next_name_, next_gone_);
+    if (fds[2].revents) note_closed(prev_sock_, prev_name_, prev_gone_);
+    if (!(fds[0].revents & POLLIN)) return false;
+    ibv_cq* cq = nullptr;
+    void* ctx = nullptr;
+    if (ibv_get_cq_event(channel_, &cq, &ctx)) throw NetError(sys_error("ibv_get_cq_event"));
+    ibv_ack_cq_events(cq, 1);
+    return true;
+  }
+
+  // After the handshake nothing comes over TCP: a readable socket is a neighbour that closed it,
+  // done or dead. Done is normal at the end of a run, when this rank may still be taking the
+  // completions of what that neighbour sent or acknowledged: the caller allows kGrace for them.
+  static void note_closed(const Socket& s, const std::string& name,
+                          std::optional<Clock::time_point>& gone) {
+    char c;
+    const ssize_t n = ::recv(s.fd(), &c, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (n > 0)
+      throw NetError(name +
+                     " sent bytes after the verbs handshake: do all ranks run the same "
+                     "railyard-bench?");
+    if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) gone = Clock::now();
   }
 
   struct Mr {
@@ -427,15 +462,6 @@ class VerbsLink final : public RingLink {
     return n > 0;
   }
 
-  static void check_alive(const Socket& s, const std::string& name) {
-    pollfd p{s.fd(), POLLIN, 0};
-    if (::poll(&p, 1, 0) > 0) {
-      char c;
-      if (::recv(s.fd(), &c, 1, MSG_PEEK | MSG_DONTWAIT) <= 0)
-        throw NetError(name + " closed the connection (did it die?)");
-    }
-  }
-
   void close() {
     for (ibv_qp* qp : {qp_next_, qp_prev_})
       if (qp) ibv_destroy_qp(qp);
@@ -488,6 +514,8 @@ class VerbsLink final : public RingLink {
   uint32_t remote_rkey_ = 0, remote_slots_ = 0, remote_slot_bytes_ = 0;
   uint32_t credits_ = 0, recv_seq_ = 0;
   uint64_t writes_posted_ = 0, writes_done_ = 0;
+  // When a neighbour's socket closed (it finished, or died): see note_closed.
+  std::optional<Clock::time_point> next_gone_, prev_gone_;
   // Pieces landed but not yet taken: the previous rank may run a step ahead of this one.
   std::deque<std::pair<uint32_t, uint32_t>> arrived_;
 };
