@@ -3,13 +3,16 @@
 
 Boots Debian's kernel under qemu (TCG) with a busybox initramfs that mounts the host's root
 read-only (virtio-9p + tmpfs overlay), so the host's build and packages run inside. N nodes, R
-rails each: rail k of every node is an e1000e NIC behind its own PCIe switch, cabled to the same
-rail of the peer node by a qemu UDP socket on 127.0.0.1, with 10.(100+k).0.(node+1)/24 and an
-rxe device `rxe<k>` on it. Runs a command on every node and returns its output and exit status.
+rails each: rail k of every node is an e1000e NIC behind its own PCIe switch, with
+10.(100+k).0.(node+1)/24 and an rxe device `rxe<k>` on it. Two nodes: rail k is a cable (a qemu
+UDP socket pair on 127.0.0.1); three or more: rail k is a hub (a qemu multicast socket on
+127.0.0.1's loopback, one group per run). Runs a command on every node and returns its output and
+exit status.
 
   lab/lab.py setup                      fetch the kernel, build the initramfs (once)
-  lab/lab.py run [--nodes 2] [--rails 2] [--numa] [--timeout S] -- COMMAND...
-      COMMAND runs on every node (LAB_NODE, LAB_NODES, LAB_RAILS, LAB_PEER in its environment);
+  lab/lab.py run [--nodes N] [--rails 2] [--numa] [--timeout S] -- COMMAND...
+      COMMAND runs on every node (LAB_NODE, LAB_NODES, LAB_RAILS, LAB_PEER: the next node in
+      the ring, -1 alone, in its environment);
       prints each node's stdout and stderr, exits with the first non-zero status (124: a node
       did not finish in time).
 
@@ -19,6 +22,7 @@ downloaded with apt-get into the cache (RAILYARD_LAB_CACHE, default /var/cache/r
 import argparse
 import hashlib
 import os
+import random
 import shutil
 import socket
 import subprocess
@@ -183,7 +187,24 @@ cd {cwd}
 """
 
 
-def qemu_argv(p, job, node, nodes, rails, ports, numa):
+MAX_NODES = 4  # each node is a TCG vCPU: more than this only queue for the host's cores
+
+
+def rail_netdev(k, node, nodes, ports, group):
+    """Rail k's link: a point-to-point cable between two nodes, a hub among more.
+
+    Cables are a UDP socket pair on 127.0.0.1 (TCP mode adds ~22 ms per round trip). A hub is a
+    multicast group joined on 127.0.0.1 (IP_MULTICAST_IF there: the frames stay on loopback),
+    qemu's documented way to put several VMs on one segment; every frame reaches every node and
+    each NIC keeps what is addressed to it.
+    """
+    if nodes == 2:
+        mine, theirs = ports[2 * k + node], ports[2 * k + (1 - node)]
+        return f"socket,id=r{k},udp=127.0.0.1:{theirs},localaddr=127.0.0.1:{mine}"
+    return f"socket,id=r{k},mcast={group}:{ports[k]},localaddr=127.0.0.1"
+
+
+def qemu_argv(p, job, node, nodes, rails, ports, group, numa):
     argv = ["qemu-system-x86_64", "-accel", "tcg", "-cpu", "max", "-smp", "1", "-m", "384",
             "-M", "q35", "-nographic", "-no-reboot", "-nodefaults",
             "-kernel", p["vmlinuz"], "-initrd", p["initrd"],
@@ -203,10 +224,8 @@ def qemu_argv(p, job, node, nodes, rails, ports, numa):
                  "-device", "pxb-pcie,id=pxb0,bus_nr=64,numa_node=0,bus=pcie.0",
                  "-device", "pxb-pcie,id=pxb1,bus_nr=128,numa_node=1,bus=pcie.0"]
     for k in range(rails):
-        # Rail k of node 0 <-> rail k of node 1: a UDP "cable" on 127.0.0.1.
-        mine, theirs = ports[2 * k + node], ports[2 * k + (1 - node)]
         root = ("pxb1" if k >= (rails + 1) // 2 else "pxb0") if numa else "pcie.0"
-        argv += ["-netdev", f"socket,id=r{k},udp=127.0.0.1:{theirs},localaddr=127.0.0.1:{mine}",
+        argv += ["-netdev", rail_netdev(k, node, nodes, ports, group),
                  "-device", f"pcie-root-port,id=rp{k},bus={root},chassis={k + 1},slot={k + 1}",
                  "-device", f"x3130-upstream,id=up{k},bus=rp{k}",
                  "-device", f"xio3130-downstream,id=dn{k},bus=up{k},chassis={k + 20},slot=0",
@@ -217,20 +236,23 @@ def qemu_argv(p, job, node, nodes, rails, ports, numa):
 def run(args):
     setup(args)
     p = paths()
-    if args.nodes not in (1, 2):
-        raise SystemExit("lab: --nodes is 1 or 2 (rails are point-to-point cables)")
+    if not 1 <= args.nodes <= MAX_NODES:
+        raise SystemExit(f"lab: --nodes is 1 to {MAX_NODES} (one TCG vCPU each)")
     command = " ".join(args.command) if args.command else "true"
     job = tempfile.mkdtemp(prefix="railyard-lab-")
     try:
         with open(os.path.join(job, "modules.path"), "w") as f:
             f.write(p["modules"] + "\n")
         ports = free_ports(2 * args.rails)
+        # A multicast group of this run's own, so that two labs at once do not share a hub.
+        group = f"239.255.{random.randrange(256)}.{random.randrange(1, 255)}"
         for n in range(args.nodes):
             with open(os.path.join(job, f"node{n}.sh"), "w") as f:
                 f.write(NODE_SCRIPT.format(node=n, nodes=args.nodes, rails=args.rails,
-                                           peer=1 - n if args.nodes == 2 else -1,
+                                           peer=(n + 1) % args.nodes if args.nodes > 1 else -1,
                                            cwd=os.getcwd(), command=command))
-        procs = [subprocess.Popen(qemu_argv(p, job, n, args.nodes, args.rails, ports, args.numa),
+        procs = [subprocess.Popen(qemu_argv(p, job, n, args.nodes, args.rails, ports, group,
+                                            args.numa),
                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                   stderr=subprocess.PIPE)
                  for n in range(args.nodes)]

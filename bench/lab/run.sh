@@ -7,6 +7,6 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 scripts/build.sh railyard-bench
 rounds=${1:-3}
-echo "railyard-bench p2p vs ib_write_bw, lab rail 0 (rxe0 over e1000e), node 1 -> node 0, $rounds rounds"
+echo "railyard-bench p2p vs ib_write_bw and ib_send_bw --events, lab rail 0 (rxe0 over e1000e), node 1 -> node 0, $rounds rounds"
 python3 lab/lab.py run --nodes 2 --rails 1 --timeout 1800 -- \
   sh bench/lab/node.sh "$PWD/build/bin" "$rounds" | python3 bench/lab/summary.py

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# ctest (label lab): railyard-bench's verbs ring with three ranks: three lab nodes, two rails, each
+# rail a hub the three share (lab/: more than two nodes). Allreduce over odd sizes with every
+# element checked, so each rank reduces what its predecessor wrote and writes to its successor on
+# both rails (0 -> 1 -> 2 -> 0: every pair of nodes talks, as only a shared segment allows),
+# every type; then rank 2 killed mid-run, named by both of its neighbours (rank 1 writes to it,
+# rank 0 waits for its writes) well within their timeout.
+# Usage: REPO BIN_DIR
+set -euo pipefail
+repo=$1 bin=$2
+cd "$repo"
+exec python3 lab/lab.py run --nodes 3 --rails 2 --timeout 800 -- "
+set -e
+bench() { port=\$1; shift; timeout 300 $bin/railyard-bench --transport verbs --rank \$LAB_NODE \
+  --world-size 3 --rendezvous 10.100.0.1:\$port --timeout 120 -n 2 -w 1 \"\$@\"; }
+expect() { [ \$LAB_NODE != 0 ] || grep -q \"\$1\" /tmp/out || { cat /tmp/out; echo \"missing: \$1\" >&2; exit 1; }; }
+p=29600
+for t in float half bfloat16 int32; do
+  p=\$((p + 1))
+  bench \$p allreduce --rails rxe0,rxe1 -d \$t -b 1000 -e 100000 -f 10 -c 1 >/tmp/out
+  expect '# Out of bounds values : 0 OK'
+  expect 'transport verbs, memory .*, 3 ranks, 2 rails'
+  echo \"ok allreduce verbs, 3 ranks, \$t\"
+done
+args=\"--transport verbs --rank \$LAB_NODE --world-size 3 --rendezvous 10.100.0.1:29610 --timeout 60
+  allreduce --rails rxe0,rxe1 -b 1M -e 1M -n 100000 -w 0\"
+if [ \$LAB_NODE = 2 ]; then
+  timeout -s KILL 8 $bin/railyard-bench \$args >/dev/null 2>&1 || true
+  echo 'ok rank 2 killed mid-run'
+else
+  t0=\$(date +%s)
+  if $bin/railyard-bench \$args >/tmp/out 2>/tmp/err; then echo 'finished although rank 2 was killed' >&2; exit 1; fi
+  took=\$((\$(date +%s) - t0))
+  grep -q 'rank 2' /tmp/err || { cat /tmp/err; echo 'the dead rank is not named' >&2; exit 1; }
+  [ \$took -lt 60 ] || { echo \"named after \$took s\" >&2; exit 1; }
+  echo \"ok rank 2 killed mid-run is named after \$took s: \$(tail -1 /tmp/err)\"
+fi
+"
