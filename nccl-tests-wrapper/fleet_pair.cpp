@@ -27,7 +27,7 @@ namespace {
 
 RailOutcome test_rail(const rdma::bench::Options& o, const FleetRails& rails,
                       const topology::Sysfs& sysfs, int role, size_t k, rdma::Socket listener,
-                      const rdma::Endpoint& peer) {
+                      const rdma::Endpoint& peer, const std::string& peer_name) {
   const std::chrono::milliseconds timeout = std::chrono::seconds(o.timeout_s);
   rdma::Table table(2);
   table[static_cast<size_t>(role)] = {{rails.addresses[k], listener.local_port()}};
@@ -35,8 +35,10 @@ RailOutcome test_rail(const rdma::bench::Options& o, const FleetRails& rails,
   std::vector<rdma::Socket> listeners;
   listeners.push_back(std::move(listener));
   // What may throw comes first: GCC 12 -O3 warns of a half-built Job otherwise.
-  rdma::RingSockets ring = rdma::connect_ring(role, 2, {rails.addresses[k]}, listeners, table,
-                                              timeout, o.transport == "tcp" ? o.streams : 1);
+  rdma::RingSockets ring =
+      rdma::connect_ring(role, 2, {rails.addresses[k]}, listeners, table, timeout,
+                         o.transport == "tcp" ? o.streams : 1,
+                         [&](int, size_t) { return peer_name + " on rail " + std::to_string(k); });
   std::vector<rdma::RailPlan> plans;
   if (!rails.plans.empty()) plans.push_back(rails.plans[k]);
   rdma::bench::Job job{rdma::Launch{role, 2, "", "fleet"},
@@ -60,7 +62,8 @@ RailOutcome test_rail(const rdma::bench::Options& o, const FleetRails& rails,
 std::vector<RailOutcome> test_pair(const rdma::bench::Options& o, const FleetRails& rails,
                                    const topology::Sysfs& sysfs, int role,
                                    std::vector<rdma::Socket> listeners,
-                                   const std::vector<rdma::Endpoint>& peer) {
+                                   const std::vector<rdma::Endpoint>& peer,
+                                   const std::string& peer_name) {
   const size_t n = rails.addresses.size();
   if (listeners.size() != n || peer.size() != n)
     throw std::invalid_argument("test_pair: one listener and one peer endpoint per rail");
@@ -69,7 +72,7 @@ std::vector<RailOutcome> test_pair(const rdma::bench::Options& o, const FleetRai
   for (size_t k = 0; k < n; ++k)
     threads.emplace_back([&, k, l = std::move(listeners[k])]() mutable {
       try {
-        out[k] = test_rail(o, rails, sysfs, role, k, std::move(l), peer[k]);
+        out[k] = test_rail(o, rails, sysfs, role, k, std::move(l), peer[k], peer_name);
       } catch (const std::exception& e) {
         out[k] = {std::nullopt, e.what()};
       }

@@ -28,11 +28,13 @@ struct RailOutcome {
 };
 
 // Both ranks call this at the same time. `listeners` (one per rail, taken) are where the peer
-// connects; `peer` its listeners. Sizes, iterations, transport and timeout come from `o`
-// (max_bytes is the message size).
+// connects; `peer` its listeners; `peer_name` how errors name it ("rank 3 (node-3)", then " on
+// rail k"). Sizes, iterations, transport and timeout come from `o` (max_bytes is the message
+// size).
 std::vector<RailOutcome> test_pair(const rdma::bench::Options& o, const FleetRails& rails,
                                    const topology::Sysfs& sysfs, int role,
                                    std::vector<rdma::Socket> listeners,
-                                   const std::vector<rdma::Endpoint>& peer);
+                                   const std::vector<rdma::Endpoint>& peer,
+                                   const std::string& peer_name);
 
 }  // namespace railyard::validate

@@ -9,14 +9,18 @@ namespace railyard::validate {
 
 RingOutcome test_ring(const rdma::bench::Options& o, const FleetRails& rails,
                       const topology::Sysfs& sysfs, int index, std::vector<rdma::Socket> listeners,
-                      const rdma::Table& table) {
+                      const rdma::Table& table, const std::vector<std::string>& names) {
   const int members = static_cast<int>(table.size());
   const std::chrono::milliseconds timeout = std::chrono::seconds(o.timeout_s);
   try {
     // What may throw comes first: GCC 12 -O3 warns of a half-built Job otherwise.
     rdma::RingSockets sockets =
         rdma::connect_ring(index, members, rails.addresses, listeners, table, timeout,
-                           o.transport == "tcp" ? o.streams : 1);
+                           o.transport == "tcp" ? o.streams : 1, [&](int m, size_t k) {
+                             const auto i = static_cast<size_t>(m);
+                             return (i < names.size() ? names[i] : "member " + std::to_string(m)) +
+                                    " on rail " + std::to_string(k);
+                           });
     rdma::bench::Job job{rdma::Launch{index, members, "", "fleet"},
                          rails.entries,
                          rails.addresses,

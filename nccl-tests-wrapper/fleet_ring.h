@@ -19,9 +19,10 @@ struct RingOutcome {
 };
 
 // Every member calls this at the same time with the same `table` (each member's listener per
-// rail, in ring order); `listeners` are this member's. Message size and iterations from `o`.
+// rail, in ring order) and `names` (how errors name each member: "rank 3 (node-3)");
+// `listeners` are this member's. Message size and iterations from `o`.
 RingOutcome test_ring(const rdma::bench::Options& o, const FleetRails& rails,
                       const topology::Sysfs& sysfs, int index, std::vector<rdma::Socket> listeners,
-                      const rdma::Table& table);
+                      const rdma::Table& table, const std::vector<std::string>& names);
 
 }  // namespace railyard::validate

@@ -54,7 +54,8 @@ void serve(const FleetSettings& s, const rdma::Launch& launch, const FleetRails&
       } else if (op == "pair") {
         std::vector<rdma::Endpoint> peer;
         for (const auto& e : m.at("peer")) peer.push_back({e.at(0), e.at(1)});
-        const auto out = test_pair(s.bench, rails, sysfs, m.at("role"), std::move(listeners), peer);
+        const auto out = test_pair(s.bench, rails, sysfs, m.at("role"), std::move(listeners), peer,
+                                   m.value("name", std::string("the partner")));
         listeners.clear();
         json bw = json::array(), errors = json::array();
         for (const auto& r : out) {
@@ -68,8 +69,8 @@ void serve(const FleetSettings& s, const rdma::Launch& launch, const FleetRails&
           table.emplace_back();
           for (const auto& e : member) table.back().push_back({e.at(0), e.at(1)});
         }
-        const auto out =
-            test_ring(s.bench, rails, sysfs, m.at("index"), std::move(listeners), table);
+        const auto out = test_ring(s.bench, rails, sysfs, m.at("index"), std::move(listeners),
+                                   table, m.value("names", std::vector<std::string>{}));
         listeners.clear();
         json bw = json::array();
         for (const auto& b : out.busbw) bw.push_back(b ? json(*b) : json(nullptr));
@@ -308,15 +309,16 @@ class Coordinator {
       const auto& g = groups[i];
       sent[i].assign(g.size(), 0);
       if (!std::all_of(g.begin(), g.end(), [&](int r) { return ports.count(r) > 0; })) continue;
-      json table = json::array();
+      json table = json::array(), names = json::array();
       for (int r : g) {
+        names.push_back(name(r));
         json eps = json::array();
         for (size_t k = 0; k < rails_; ++k)
           eps.push_back(json::array({members_[static_cast<size_t>(r)].addresses[k], ports[r][k]}));
         table.push_back(eps);
       }
       for (size_t m = 0; m < g.size(); ++m)
-        sent[i][m] = send(g[m], {{"op", "ring"}, {"index", m}, {"table", table}});
+        sent[i][m] = send(g[m], {{"op", "ring"}, {"index", m}, {"table", table}, {"names", names}});
     }
     const auto wait = timeout_ * 4 + std::chrono::minutes(10);
     std::vector<RingRun> out;
@@ -373,8 +375,8 @@ class Coordinator {
           e.push_back(json::array({members_[static_cast<size_t>(r)].addresses[k], ports[r][k]}));
         return e;
       };
-      sent[i] = {send(a, {{"op", "pair"}, {"role", 0}, {"peer", endpoints(b)}}),
-                 send(b, {{"op", "pair"}, {"role", 1}, {"peer", endpoints(a)}})};
+      sent[i] = {send(a, {{"op", "pair"}, {"role", 0}, {"peer", endpoints(b)}, {"name", name(b)}}),
+                 send(b, {{"op", "pair"}, {"role", 1}, {"peer", endpoints(a)}, {"name", name(a)}})};
     }
     // A pair's rails connect within the timeout; a slow rail may take much longer to measure.
     const auto wait = timeout_ * 4 + std::chrono::minutes(10);

@@ -87,14 +87,17 @@ namespace railyard::rdma {
 
 RingSockets connect_ring(int rank, int world, const std::vector<std::string>& rail_addresses,
                          std::vector<Socket>& listeners, const Table& table,
-                         std::chrono::milliseconds timeout, int streams) {
+                         std::chrono::milliseconds timeout, int streams, const PeerLabel& label) {
   RingSockets r;
   if (world == 1) return r;
   const int next = (rank + 1) % world, prev = (rank + world - 1) % world;
   for (size_t k = 0; k < rail_addresses.size(); ++k) {
-    const std::string rail = " (rail " + std::to_string(k) + ")";
-    r.next_names.push_back("rank " + std::to_string(next) + rail);
-    r.prev_names.push_back("rank " + std::to_string(prev) + rail);
+    auto name = [&](int peer) {
+      return label ? label(peer, k)
+                   : "rank " + std::to_string(peer) + " (rail " + std::to_string(k) + ")";
+    };
+    r.next_names.push_back(name(next));
+    r.prev_names.push_back(name(prev));
     r.next.emplace_back();
     r.prev.emplace_back();
     // Connect, then accept, one at a time: connections from one peer are accepted in the order

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "rdma/socket.h"
@@ -22,9 +24,14 @@ struct RingSockets {
   std::vector<std::vector<Socket>> next, prev;
   std::vector<std::string> next_names, prev_names;  // "rank 2 (rail 1)", for errors
 };
+// How errors name the neighbour at ring position `rank` on rail `rail`: "rank 2 (rail 1)" unless
+// the caller knows better (a fleet's pair or ring is a small ring of its own, whose positions
+// and rails are not the fleet's ranks and rails).
+using PeerLabel = std::function<std::string(int rank, size_t rail)>;
 RingSockets connect_ring(int rank, int world, const std::vector<std::string>& rail_addresses,
                          std::vector<Socket>& listeners, const Table& table,
-                         std::chrono::milliseconds timeout, int streams = 1);
+                         std::chrono::milliseconds timeout, int streams = 1,
+                         const PeerLabel& label = {});
 
 // Rank 0's `bytes` to every rank, hop by hop around rail 0 (NCCL's unique id, say).
 std::string ring_broadcast(int rank, int world, const RingSockets& ring, const std::string& bytes,

@@ -87,8 +87,8 @@ TEST_CASE("fleet: a pair test measures every rail, only role 0 reports", "[valid
     e1.push_back({"127.0.0.1", l1.back().local_port()});
   }
   std::vector<RailOutcome> one;
-  std::thread peer([&] { one = test_pair(o, rails, sysfs, 1, std::move(l1), e0); });
-  const auto zero = test_pair(o, rails, sysfs, 0, std::move(l0), e1);
+  std::thread peer([&] { one = test_pair(o, rails, sysfs, 1, std::move(l1), e0, "rank 0 (a)"); });
+  const auto zero = test_pair(o, rails, sysfs, 0, std::move(l0), e1, "rank 1 (b)");
   peer.join();
   for (size_t k = 0; k < 2; ++k) {
     INFO("rail " << k << ": " << zero[k].error);
@@ -99,7 +99,8 @@ TEST_CASE("fleet: a pair test measures every rail, only role 0 reports", "[valid
   }
 }
 
-TEST_CASE("fleet: a silent peer costs one timeout and is named per rail", "[validate][fleet]") {
+TEST_CASE("fleet: a silent peer costs one timeout and is named as the fleet knows it, per rail",
+          "[validate][fleet]") {
   auto o = small("127.0.0.1");
   o.timeout_s = 1;
   const topology::Sysfs sysfs("/");
@@ -108,10 +109,12 @@ TEST_CASE("fleet: a silent peer costs one timeout and is named per rail", "[vali
   l.push_back(rdma::Socket::listen_on("127.0.0.1", 0));
   // A listener nobody serves: the connection is accepted by the kernel, then nothing answers.
   rdma::Socket deaf = rdma::Socket::listen_on("127.0.0.1", 0);
-  const auto out = test_pair(o, rails, sysfs, 0, std::move(l), {{"127.0.0.1", deaf.local_port()}});
+  const auto out = test_pair(o, rails, sysfs, 0, std::move(l), {{"127.0.0.1", deaf.local_port()}},
+                             "rank 7 (node-7)");
   REQUIRE(out.size() == 1);
   CHECK_FALSE(out[0].busbw);
-  CHECK_THAT(out[0].error, Catch::Contains("rank 1"));
+  // Not "rank 1 (rail 0)": the pair is a two-rank ring of its own, the partner is the fleet's.
+  CHECK_THAT(out[0].error, Catch::Contains("rank 7 (node-7) on rail 0"));
 }
 
 TEST_CASE("fleet: three ranks over loopback, every pair on every rail, healthy",
