@@ -16,6 +16,8 @@ namespace {
 namespace topo = railyard::topology;
 using nlohmann::json;
 
+constexpr const char* kRdmaCm = "/dev/infiniband/rdma_cm";
+
 std::string join(const std::vector<std::string>& v, const char* sep) {
   std::string out;
   for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
@@ -64,7 +66,8 @@ ContainerAllocation build_allocation(const Pool& pool, const topo::Node& node, c
       any_rdma = true;
       const int port = fn.rdma->ports.empty() ? 1 : fn.rdma->ports.front().number;
       hcas.push_back(fn.rdma->name + ":" + std::to_string(port));
-      json rdma = {{"rdma_dev", fn.rdma->name}, {"rdma_cm", "/dev/infiniband/rdma_cm"}};
+      json rdma = {{"rdma_dev", fn.rdma->name}};
+      if (pool.rdma_cm) rdma["rdma_cm"] = kRdmaCm;
       if (!fn.rdma->uverbs.empty()) {
         const std::string uverbs = "/dev/infiniband/" + fn.rdma->uverbs;
         out.devices.push_back({uverbs});
@@ -83,7 +86,7 @@ ContainerAllocation build_allocation(const Pool& pool, const topo::Node& node, c
         out.cdi_devices.push_back(config.cdi_kind + "=" + gpus.back());
     }
   }
-  if (any_rdma) out.devices.push_back({"/dev/infiniband/rdma_cm"});
+  if (any_rdma && pool.rdma_cm) out.devices.push_back({kRdmaCm});
   if (!gpus.empty() && config.gpu_devices == GpuDevices::kNodes)
     for (const char* ctl : {"/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools"})
       out.devices.push_back({ctl});

@@ -82,10 +82,13 @@ const PoolDevice* Pool::find(const std::string& id) const {
 PoolSet build_pools(const Config& config, const topo::Node& node,
                     const std::filesystem::path& root) {
   PoolSet out;
+  std::error_code ec;
+  const bool rdma_cm = std::filesystem::exists(root / "sys/class/misc/rdma_cm", ec);
   auto build = [&](const PoolConfig& pc, const std::string& resource, topo::Selectors sel) {
     Pool pool{.resource = resource,
               .kind = pc.kind,
-              .nccl_ib_hca = pc.nccl_ib_hca.value_or(pc.kind == PoolKind::kBundle)};
+              .nccl_ib_hca = pc.nccl_ib_hca.value_or(pc.kind == PoolKind::kBundle),
+              .rdma_cm = rdma_cm};
     if (pc.kind == PoolKind::kBundle)
       add_bundles(pc, sel, node, root, pool, out.warnings);
     else

@@ -26,6 +26,9 @@ struct Pool {
   std::string resource;  // "railyard.io/rail0"
   PoolKind kind = PoolKind::kVf;
   bool nccl_ib_hca = false;
+  // The node has /dev/infiniband/rdma_cm (sys/class/misc/rdma_cm: rdma_ucm is loaded); a device
+  // the runtime cannot find fails the container, so Allocate hands it out only then.
+  bool rdma_cm = false;
   std::vector<PoolDevice> devices;  // by PCI address
 
   const PoolDevice* find(const std::string& id) const;
@@ -38,7 +41,8 @@ struct PoolSet {
 
 // Throws ConfigError when one PCI function lands in two pools (the kubelet would hand it out
 // twice). `root` is the sysfs root, for the GPU minor numbers the NVIDIA driver publishes in
-// <root>/proc/driver/nvidia/gpus/<pci>/information (else the GPU index is taken).
+// <root>/proc/driver/nvidia/gpus/<pci>/information (else the GPU index is taken) and for
+// <root>/sys/class/misc/rdma_cm.
 PoolSet build_pools(const Config& config, const topology::Node& node,
                     const std::filesystem::path& root);
 

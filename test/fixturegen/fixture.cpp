@@ -75,6 +75,12 @@ class Generator {
             std::to_string(n * 56) + "-" + std::to_string(n * 56 + 55));
     fs::create_directories(sys_ / "class/net");
     fs::create_directories(sys_ / "class/infiniband");
+    // The RDMA connection manager's device, there once rdma_ucm is loaded (rdma-core's udev
+    // rules load it on a node with RDMA).
+    if (desc.value("rdma_cm", true)) {
+      write(sys_ / "devices/virtual/misc/rdma_cm/dev", "10:58");
+      link(sys_ / "class/misc/rdma_cm", sys_ / "devices/virtual/misc/rdma_cm");
+    }
   }
 
  private:

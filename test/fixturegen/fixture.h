@@ -1,10 +1,11 @@
 // Writes a real-shaped sysfs tree from a compact description, so that tests, the demo and the
 // benchmarks read the same shapes as a live node: devices nested under their bridges in
 // /sys/devices/pciDDDD:BB/..., relative symlinks from bus/pci/devices, class/net,
-// class/infiniband and class/infiniband_verbs, driver links, physfn/virtfnN.
+// class/infiniband, class/infiniband_verbs and class/misc/rdma_cm, driver links, physfn/virtfnN.
 //
 // Description (JSON):
-//   {"host_bridges": [{"id": "0000:15", "numa": 0, "ports": [SLOT, ...]}, ...]}
+//   {"host_bridges": [{"id": "0000:15", "numa": 0, "ports": [SLOT, ...]}, ...], "rdma_cm": true}
+// "rdma_cm": false leaves out class/misc/rdma_cm (a node without rdma_ucm loaded).
 // "ports" are the root ports, or with "direct": true devices sit on the root bus itself (VMs).
 // A SLOT is one of
 //   {"gpu": {GPU}}             an NVIDIA GPU

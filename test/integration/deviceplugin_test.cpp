@@ -302,6 +302,27 @@ TEST_CASE("a GPU that disappears makes its bundle unhealthy", "[deviceplugin]") 
   CHECK(by_id(r).at("0000:cb:00.0").first == "Healthy");
 }
 
+TEST_CASE("Allocate leaves out rdma_cm on a node without it (rdma_ucm not loaded)",
+          "[deviceplugin]") {
+  Rig rig;
+  // As on a node where nothing loaded rdma_ucm: a device node the runtime cannot find would
+  // fail the container, as sriov-network-device-plugin also checks before handing it out.
+  fs::remove(rig.fx.root() / "sys/class/misc/rdma_cm");
+  rig.start(3);
+  auto stub = rig.client("railyard.io/bundle");
+  v1beta1::AllocateResponse resp;
+  REQUIRE(allocate(*stub, {{"0000:3b:00.0"}}, resp).ok());
+  REQUIRE(resp.container_responses_size() == 1);
+  const auto& c = resp.container_responses(0);
+  std::set<std::string> paths;
+  for (const auto& d : c.devices()) paths.insert(d.host_path());
+  CHECK(paths.count(uverbs_of(rig, "0000:3b:00.0")) == 1);
+  CHECK(paths.count("/dev/infiniband/rdma_cm") == 0);
+  const json info = json::parse(c.envs().at("PCIDEVICE_RAILYARD_IO_BUNDLE_INFO"));
+  CHECK(info.at("0000:3b:00.0").at("rdma").at("rdma_dev") == "mlx5_3");
+  CHECK_FALSE(info.at("0000:3b:00.0").at("rdma").contains("rdma_cm"));
+}
+
 TEST_CASE("Allocate hands out RDMA and GPU device nodes, env and device-info files",
           "[deviceplugin]") {
   Rig rig;
