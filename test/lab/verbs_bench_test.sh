@@ -7,14 +7,10 @@
 set -euo pipefail
 repo=$1 bin=$2
 cd "$repo"
-# Each railyard-bench run meets its peer at a rendezvous port of its own: runs follow each other,
-# and a port still in TIME_WAIT on one node must not refuse the next run.
 exec python3 lab/lab.py run --nodes 2 --rails 2 --timeout 600 -- "
 set -e
-bench() { port=\$1; shift; timeout 200 $bin/railyard-bench --transport verbs --rank \$LAB_NODE \
-  --world-size 2 --rendezvous 10.100.0.1:\$port --timeout 60 -n 2 -w 1 \"\$@\"; }
-# Rank 0 prints the table; every rank checks its elements and fails on a wrong one.
-expect() { [ \$LAB_NODE = 1 ] || grep -q \"\$1\" /tmp/out || { cat /tmp/out; echo \"missing: \$1\" >&2; exit 1; }; }
+BIN=$bin WORLD=2
+. $repo/test/lab/verbs_node.sh
 p=29500
 for t in float half bfloat16 int32; do
   p=\$((p + 1))
@@ -49,20 +45,5 @@ ring = r['rings'][0]
 assert ring['members'] == ['lab0', 'lab1'] and all(b > 0 for b in ring['busbw']), ring
 print('ok fleet bisection ring over verbs:', ring['busbw'])\"
 # Rank 1 killed in the middle of a run: rank 0 names it and fails, well within its timeout.
-if [ \$LAB_NODE = 1 ]; then
-  timeout -s KILL 6 $bin/railyard-bench --transport verbs --rank 1 --world-size 2 \
-    --rendezvous 10.100.0.1:29512 --timeout 60 allreduce --rails rxe0,rxe1 -b 1M -e 1M -n 100000 -w 0 \
-    >/dev/null 2>&1 || true
-  echo 'ok rank 1 killed mid-run'
-else
-  t0=\$(date +%s)
-  if $bin/railyard-bench --transport verbs --rank 0 --world-size 2 --rendezvous 10.100.0.1:29512 \
-      --timeout 60 allreduce --rails rxe0,rxe1 -b 1M -e 1M -n 100000 -w 0 >/tmp/out 2>/tmp/err; then
-    echo 'rank 0 finished although rank 1 was killed' >&2; exit 1
-  fi
-  took=\$((\$(date +%s) - t0))
-  grep -q 'rank 1' /tmp/err || { cat /tmp/err; echo 'the dead rank is not named' >&2; exit 1; }
-  [ \$took -lt 60 ] || { echo \"named after \$took s\" >&2; exit 1; }
-  echo \"ok a rank killed mid-run is named after \$took s: \$(tail -1 /tmp/err)\"
-fi
+killed_mid_run 1 29512
 "

@@ -12,9 +12,8 @@ repo=$1 bin=$2
 cd "$repo"
 exec python3 lab/lab.py run --nodes 3 --rails 2 --timeout 800 -- "
 set -e
-bench() { port=\$1; shift; timeout 300 $bin/railyard-bench --transport verbs --rank \$LAB_NODE \
-  --world-size 3 --rendezvous 10.100.0.1:\$port --timeout 120 -n 2 -w 1 \"\$@\"; }
-expect() { [ \$LAB_NODE != 0 ] || grep -q \"\$1\" /tmp/out || { cat /tmp/out; echo \"missing: \$1\" >&2; exit 1; }; }
+BIN=$bin WORLD=3
+. $repo/test/lab/verbs_node.sh
 p=29600
 for t in float half bfloat16 int32; do
   p=\$((p + 1))
@@ -43,17 +42,5 @@ print('ok fleet over verbs among three nodes names lab2 rail 1:', r['culprits'][
 else
   [ \$st = 0 ] || { cat /tmp/out; exit 1; }
 fi
-args=\"--transport verbs --rank \$LAB_NODE --world-size 3 --rendezvous 10.100.0.1:29610 --timeout 60
-  allreduce --rails rxe0,rxe1 -b 1M -e 1M -n 100000 -w 0\"
-if [ \$LAB_NODE = 2 ]; then
-  timeout -s KILL 8 $bin/railyard-bench \$args >/dev/null 2>&1 || true
-  echo 'ok rank 2 killed mid-run'
-else
-  t0=\$(date +%s)
-  if $bin/railyard-bench \$args >/tmp/out 2>/tmp/err; then echo 'finished although rank 2 was killed' >&2; exit 1; fi
-  took=\$((\$(date +%s) - t0))
-  grep -q 'rank 2' /tmp/err || { cat /tmp/err; echo 'the dead rank is not named' >&2; exit 1; }
-  [ \$took -lt 60 ] || { echo \"named after \$took s\" >&2; exit 1; }
-  echo \"ok rank 2 killed mid-run is named after \$took s: \$(tail -1 /tmp/err)\"
-fi
+killed_mid_run 2 29610
 "
