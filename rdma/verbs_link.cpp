@@ -162,11 +162,17 @@ class VerbsLink final : public RingLink {
       const bool need_next = writes_done_ - writes_before < out_total;
       const bool need_prev = taken < in_total;
       auto until = deadline;
-      for (auto [gone, need, name] : {std::tuple{next_gone_, need_next, &next_name_},
-                                      std::tuple{prev_gone_, need_prev, &prev_name_}}) {
+      for (auto [gone, need, name, other_gone, other] :
+           {std::tuple{next_gone_, need_next, &next_name_, prev_gone_, &prev_name_},
+            std::tuple{prev_gone_, need_prev, &prev_name_, next_gone_, &next_name_}}) {
         if (!gone || !need) continue;
         if (Clock::now() > *gone + kGrace)
-          throw NetError(*name + " closed the connection (did it die?)");
+          // In a ring of three or more, a neighbour that saw the real death first gives up and
+          // closes too: the one that went first is the one to look at.
+          throw NetError(*name + " closed the connection (did it die?)" +
+                         (other_gone && *other_gone < *gone && *other != *name
+                              ? "; " + *other + " had closed its connection before, first"
+                              : ""));
         until = std::min(until, *gone + kGrace);
       }
       if (Clock::now() > deadline)
