@@ -151,8 +151,7 @@ class VerbsLink final : public RingLink {
         progress = true;
       }
       if (poll_cq() || progress) {
-        deadline = Clock::now() + timeout_;
-        spin_until = Clock::now() + kSpin;
+        restart_clocks(deadline, spin_until);
         continue;
       }
       // Spin a little: on a busy rail the next completion is microseconds away. Then sleep
@@ -178,11 +177,15 @@ class VerbsLink final : public RingLink {
       if (Clock::now() > deadline)
         throw NetError("timed out after " + std::to_string(timeout_.count() / 1000) +
                        " s waiting for " + (need_prev ? prev_name_ : next_name_) + " over verbs");
-      if (wait_for_news(until)) {
-        deadline = Clock::now() + timeout_;
-        spin_until = Clock::now() + kSpin;
-      }
+      if (wait_for_news(until)) restart_clocks(deadline, spin_until);
     }
+  }
+
+  // News arrived: a fresh timeout, and spin again before sleeping (one clock read).
+  void restart_clocks(Clock::time_point& deadline, Clock::time_point& spin_until) const {
+    const auto now = Clock::now();
+    deadline = now + timeout_;
+    spin_until = now + kSpin;
   }
 
   // Arms the completion queue, then sleeps on its channel and the sockets of the neighbours
