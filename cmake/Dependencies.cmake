@@ -28,11 +28,26 @@ if(RAILYARD_FUZZ)  # the fuzz build compiles one CNI target with clang: no GPU c
   set(RAILYARD_WITH_CUDA OFF)
   set(RAILYARD_WITH_NCCL OFF)
 endif()
+# Where scripts/install-deps.sh puts the CUDA and NCCL wheels from PyPI (toolkit/ and nccl/);
+# an installed toolkit at /usr/local/cuda is the fallback, CUDAToolkit_ROOT overrides both.
+set(RAILYARD_CUDA_PREFIX /opt/railyard/cuda CACHE PATH "Where install-deps.sh put CUDA and NCCL")
 if(NOT RAILYARD_WITH_CUDA STREQUAL "OFF")
-  if(NOT CUDAToolkit_ROOT AND EXISTS /usr/local/cuda)
-    set(CUDAToolkit_ROOT /usr/local/cuda)
+  if(NOT CUDAToolkit_ROOT)
+    if(EXISTS ${RAILYARD_CUDA_PREFIX}/toolkit/bin/nvcc)
+      set(CUDAToolkit_ROOT ${RAILYARD_CUDA_PREFIX}/toolkit)
+    elseif(EXISTS /usr/local/cuda)
+      set(CUDAToolkit_ROOT /usr/local/cuda)
+    endif()
+  endif()
+  # CMake 3.25's FindCUDAToolkit marks CUDA::nvToolsExt deprecated without checking that the
+  # target exists, when the project requires 3.25; CUDA 13 no longer ships that library. Below
+  # 3.25 it skips the marking: asked for the search alone.
+  set(_railyard_min_version ${CMAKE_MINIMUM_REQUIRED_VERSION})
+  if(CMAKE_VERSION VERSION_LESS 3.26)
+    set(CMAKE_MINIMUM_REQUIRED_VERSION 3.24)
   endif()
   find_package(CUDAToolkit QUIET)
+  set(CMAKE_MINIMUM_REQUIRED_VERSION ${_railyard_min_version})
 endif()
 if(CUDAToolkit_FOUND AND NOT CUDAToolkit_NVCC_EXECUTABLE)
   set(CUDAToolkit_FOUND OFF)  # a runtime without nvcc cannot build the reduction kernel
@@ -51,13 +66,39 @@ endif()
 
 set(_nccl_found OFF)
 if(NOT RAILYARD_WITH_NCCL STREQUAL "OFF")
-  find_path(NCCL_INCLUDE_DIR nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS} /usr/local/cuda/include)
-  find_library(NCCL_LIBRARY nccl HINTS ${CUDAToolkit_LIBRARY_DIR} /usr/local/cuda/lib64)
+  find_path(NCCL_INCLUDE_DIR nccl.h
+            HINTS ${RAILYARD_CUDA_PREFIX}/nccl/include ${CUDAToolkit_INCLUDE_DIRS} /usr/local/cuda/include)
+  find_library(NCCL_LIBRARY nccl
+               HINTS ${RAILYARD_CUDA_PREFIX}/nccl/lib ${CUDAToolkit_LIBRARY_DIR} /usr/local/cuda/lib64)
   if(NCCL_INCLUDE_DIR AND NCCL_LIBRARY AND RAILYARD_HAVE_CUDA)
     set(_nccl_found ON)
+    file(STRINGS ${NCCL_INCLUDE_DIR}/nccl.h _nccl_defines REGEX "^#define NCCL_(MAJOR|MINOR|PATCH) ")
+    foreach(_part MAJOR MINOR PATCH)
+      string(REGEX REPLACE ".*#define NCCL_${_part} ([0-9]+).*" "\\1" NCCL_${_part} "${_nccl_defines}")
+    endforeach()
+    set(NCCL_VERSION ${NCCL_MAJOR}.${NCCL_MINOR}.${NCCL_PATCH})
   endif()
 endif()
 railyard_optional_feature(NCCL _nccl_found)
+
+# What the build has, said plainly: a build without GPU paths must not pass for one with them.
+if(RAILYARD_HAVE_CUDA)
+  set(RAILYARD_CUDA_VERSION ${CUDAToolkit_VERSION})
+  message(STATUS "railyard: CUDA ${CUDAToolkit_VERSION} found: nvcc ${CUDAToolkit_NVCC_EXECUTABLE}, "
+                 "architectures ${CMAKE_CUDA_ARCHITECTURES}")
+else()
+  set(RAILYARD_CUDA_VERSION "")
+  message(STATUS "railyard: CUDA not found (or RAILYARD_WITH_CUDA=OFF): building WITHOUT the GPU "
+                 "paths (GPU memory, the CUDA sum kernel); scripts/install-deps.sh puts CUDA in "
+                 "${RAILYARD_CUDA_PREFIX} from PyPI")
+endif()
+if(RAILYARD_HAVE_NCCL)
+  message(STATUS "railyard: NCCL ${NCCL_VERSION} found: ${NCCL_INCLUDE_DIR}/nccl.h, ${NCCL_LIBRARY}")
+else()
+  set(NCCL_VERSION "")
+  message(STATUS "railyard: NCCL not found (or RAILYARD_WITH_NCCL=OFF, or no CUDA): building "
+                 "WITHOUT the NCCL transport")
+endif()
 
 # rdma-core: the verbs transport compiles in every build (it runs where a NIC is).
 pkg_check_modules(IBVERBS REQUIRED IMPORTED_TARGET libibverbs)

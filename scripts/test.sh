@@ -12,11 +12,17 @@ jobs=$(nproc)
 echo "== format check"
 scripts/format.sh --check
 
+# CUDA and NCCL (from PyPI, by install-deps.sh) are required here: the GPU paths (CUDA memory,
+# the sum kernel, the NCCL backend) must compile and link in every test run, never drop out of
+# the build unseen.
+gpu=(-DRAILYARD_WITH_CUDA=ON -DRAILYARD_WITH_NCCL=ON)
+
 # Release: the configuration manifests/Dockerfile builds the shipped image with (-O3, where GCC
 # warns differently than at -O2). The tests run on it, so what ships is what was tested.
 echo "== build (Release, as the image)"
-cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release "${gpu[@]}" | grep '^-- railyard:'
 cmake --build build-release -j "$jobs"
+build-release/bin/railyard-bench --version
 echo "== tests"
 (cd build-release && ctest --output-on-failure -j "$jobs")
 
@@ -32,7 +38,7 @@ tail -1 build-fuzz/fuzz.log
 
 if [ "$sanitize" = 1 ]; then
   echo "== build (ASan+UBSan)"
-  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DRAILYARD_SANITIZE=ON >/dev/null
+  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DRAILYARD_SANITIZE=ON "${gpu[@]}" >/dev/null
   cmake --build build-asan -j "$jobs"
   echo "== tests under ASan+UBSan"
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \

@@ -2,14 +2,29 @@
 // the reduction alone (reduce); flags in options.h, commands in commands.h.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <string>
 
 #include "rdma/bench/commands.h"
+#include "rdma/build_info.h"
 
 using railyard::rdma::bench::Options;
+
+namespace {
+std::string version_text() {
+  namespace r = railyard::rdma;
+  const std::string cuda = *r::kBuiltWithCuda ? std::string("CUDA ") + r::kBuiltWithCuda
+                                              : std::string("no CUDA (no GPU memory)");
+  const std::string nccl = *r::kBuiltWithNccl ? std::string("NCCL ") + r::kBuiltWithNccl
+                                              : std::string("no NCCL (no --transport nccl)");
+  return std::string("railyard-bench ") + r::kRailyardVersion + ", built with " + cuda + ", " +
+         nccl;
+}
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"railyard-bench: rail bandwidth and ring allreduce"};
   Options o;
+  app.set_version_flag("--version", version_text());
   app.add_option("op", o.op,
                  "allreduce; p2p (per-rail bandwidth and latency between 2 ranks); reduce (the "
                  "sum alone, on the CPU or the GPU)")
