@@ -103,8 +103,8 @@ RingSockets connect_ring(int rank, int world, const std::vector<std::string>& ra
     // Connect, then accept, one at a time: connections from one peer are accepted in the order
     // it made them, so connection j pairs with connection j.
     for (int j = 0; j < streams; ++j) {
-      r.next[k].push_back(
-          Socket::connect_to(table[static_cast<size_t>(next)][k], rail_addresses[k], timeout));
+      r.next[k].push_back(Socket::connect_to(table[static_cast<size_t>(next)][k], rail_addresses[k],
+                                             timeout, r.next_names.back()));
       r.prev[k].push_back(listeners[k].accept_one(timeout, r.prev_names.back()));
     }
   }

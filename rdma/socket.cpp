@@ -1,7 +1,9 @@
 #include "rdma/socket.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <ifaddrs.h>
+#include <net/if.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -9,7 +11,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <optional>
 #include <thread>
@@ -17,7 +21,7 @@
 namespace railyard::rdma {
 namespace {
 
-sockaddr_in address(const std::string& host, int port) {
+sockaddr_in address_of(const std::string& host, int port) {
   sockaddr_in a{};
   a.sin_family = AF_INET;
   a.sin_port = htons(static_cast<uint16_t>(port));
@@ -45,12 +49,45 @@ std::optional<sockaddr_in> resolve(const std::string& host, int port) {
   return a;
 }
 
-void tune(int fd) {
+// Connection settings, and a backstop for a link that stops moving: the kernel drops a connection
+// whose data stays unacknowledged this long, so even a blocking send ends (the links' own waits
+// are bounded by the timeout; queues on a slow rail must not trip this one, hence twice that).
+void tune(int fd, std::chrono::milliseconds timeout) {
   int one = 1;
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   int buf = 4 << 20;
   ::setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof buf);
   ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof buf);
+  const unsigned user_timeout =
+      static_cast<unsigned>(std::max<int64_t>(2 * timeout.count(), 10000));
+  ::setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user_timeout, sizeof user_timeout);
+}
+
+std::string seconds(std::chrono::milliseconds t) {
+  return std::to_string(t.count() / 1000) + " s";
+}
+
+// Ties a socket to the rail that holds `address`: its netdev, then the address. Kernels before
+// 5.7 let only CAP_NET_RAW bind to a device; there the address alone binds it, with a warning.
+RailNetdev bind_to_rail(int fd, const std::string& address, int port) {
+  RailNetdev dev = netdev_holding(address);
+  if (::setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, dev.name.c_str(),
+                   static_cast<socklen_t>(dev.name.size())) != 0) {
+    if (errno != EPERM)
+      throw NetError("cannot bind a socket to " + dev.name + " (" + address +
+                     "): " + std::strerror(errno));
+    static bool warned = false;
+    if (!warned)
+      std::fprintf(stderr,
+                   "warning: no permission to bind sockets to a NIC (SO_BINDTODEVICE needs "
+                   "CAP_NET_RAW before Linux 5.7): rail traffic is bound to its address only\n");
+    warned = true;
+  }
+  sockaddr_in a = address_of(address, port);
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0)
+    throw NetError("cannot bind to " + address + ":" + std::to_string(port) + " on " + dev.name +
+                   ": " + std::strerror(errno));
+  return dev;
 }
 
 }  // namespace
@@ -76,6 +113,7 @@ Socket& Socket::operator=(Socket&& o) noexcept {
   if (this != &o) {
     if (fd_ >= 0) ::close(fd_);
     fd_ = o.fd_;
+    netdev_ = std::move(o.netdev_);
     o.fd_ = -1;
   }
   return *this;
@@ -85,8 +123,14 @@ Socket Socket::listen_on(const std::string& host, int port) {
   Socket s(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   int one = 1;
   ::setsockopt(s.fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  sockaddr_in a = address(host, port);
-  if (::bind(s.fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(s.fd_, 128) != 0)
+  if (host.empty()) {
+    sockaddr_in a = address_of(host, port);
+    if (::bind(s.fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0)
+      throw NetError("cannot listen on port " + std::to_string(port) + ": " + std::strerror(errno));
+  } else {
+    s.netdev_ = bind_to_rail(s.fd_, host, port).name;
+  }
+  if (::listen(s.fd_, 128) != 0)
     throw NetError("cannot listen on " + host + ":" + std::to_string(port) + ": " +
                    std::strerror(errno));
   return s;
@@ -102,39 +146,76 @@ int Socket::local_port() const {
 Socket Socket::accept_one(std::chrono::milliseconds timeout, const std::string& waiting_for) const {
   pollfd p{fd_, POLLIN, 0};
   if (::poll(&p, 1, static_cast<int>(timeout.count())) <= 0)
-    throw NetError("timed out after " + std::to_string(timeout.count() / 1000) + " s waiting for " +
-                   waiting_for);
+    throw NetError("timed out after " + seconds(timeout) + " waiting for " + waiting_for +
+                   (netdev_.empty() ? "" : " on " + netdev_));
   Socket s(::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC));
   if (!s.valid()) throw NetError(std::string("accept: ") + std::strerror(errno));
-  tune(s.fd_);
+  tune(s.fd_, timeout);
   return s;
 }
 
+namespace {
+
+// One non-blocking connect, waited for until `deadline`: 0 once connected, else the errno
+// (ETIMEDOUT when the deadline came first: SYNs dropped, or nobody answering ARP).
+int connect_once(int fd, const sockaddr_in& to, std::chrono::steady_clock::time_point deadline) {
+  if (::connect(fd, reinterpret_cast<const sockaddr*>(&to), sizeof to) == 0) return 0;
+  if (errno != EINPROGRESS) return errno;
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return ETIMEDOUT;
+    pollfd p{fd, POLLOUT, 0};
+    const int r = ::poll(&p, 1, static_cast<int>(left.count()));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return errno;
+    if (r == 0) return ETIMEDOUT;
+    int err = 0;
+    socklen_t len = sizeof err;
+    ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
+    return err;
+  }
+}
+
+}  // namespace
+
 Socket Socket::connect_to(const Endpoint& to, const std::string& from,
-                          std::chrono::milliseconds timeout) {
+                          std::chrono::milliseconds timeout, const std::string& peer) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
+  const std::string who = peer.empty() ? to.to_string() : peer + " at " + to.to_string();
   for (int attempt = 0;; ++attempt) {
     const auto dst = resolve(to.host, to.port);
     if (!dst) {
       if (std::chrono::steady_clock::now() >= deadline)
-        throw NetError("cannot resolve " + to.host + " (rendezvous " + to.to_string() + ")");
+        throw NetError("cannot resolve " + to.host + " (" + who + ")");
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
       continue;
     }
-    Socket s(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    Socket s(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+    std::string via;
     if (!from.empty()) {
-      // Bound to the rail's address: source-based routing then keeps it on the rail.
-      sockaddr_in src = address(from, 0);
-      if (::bind(s.fd_, reinterpret_cast<sockaddr*>(&src), sizeof src) != 0)
-        throw NetError("cannot bind to " + from + ": " + std::strerror(errno));
+      const RailNetdev dev = bind_to_rail(s.fd_, from, 0);
+      via = " from " + dev.name + " (" + from + ")";
+      if (!dev.up)  // its routes are gone: nothing can leave by this rail
+        throw NetError("cannot reach " + who + via + ": " + dev.name +
+                       " is down (no link or administratively down)");
     }
-    if (::connect(s.fd_, reinterpret_cast<const sockaddr*>(&*dst), sizeof *dst) == 0) {
-      tune(s.fd_);
+    const int err = connect_once(s.fd_, *dst, deadline);
+    if (err == 0) {
+      const int flags = ::fcntl(s.fd_, F_GETFL);
+      ::fcntl(s.fd_, F_SETFL, flags & ~O_NONBLOCK);
+      tune(s.fd_, timeout);
       return s;
     }
-    if (std::chrono::steady_clock::now() >= deadline)
-      throw NetError("cannot connect to " + to.to_string() + ": " + std::strerror(errno));
-    // The peer may not listen yet: back off (bounded) and retry until the deadline.
+    if (std::chrono::steady_clock::now() >= deadline) {
+      const std::string why = err == ETIMEDOUT
+                                  ? "no answer within " + seconds(timeout) +
+                                        " (SYNs dropped, or the peer unreachable on this rail)"
+                                  : std::strerror(err);
+      throw NetError("cannot connect to " + who + via + ": " + why);
+    }
+    // The peer may not listen yet, or its address not be resolved over ARP: back off (bounded)
+    // and retry until the deadline.
     std::this_thread::sleep_for(
         std::chrono::milliseconds(std::min(200, 5 << std::min(attempt, 5))));
   }
@@ -170,22 +251,44 @@ void Socket::recv_all(void* data, size_t n, const std::string& peer,
   }
 }
 
+namespace {
+
+// This namespace's IPv4 addresses in the kernel's order, with their netdevs: the first match.
+struct Ipv4Address {
+  std::string netdev, address;
+  unsigned flags = 0;
+};
+template <class Match>
+std::optional<Ipv4Address> first_ipv4(Match match) {
+  ifaddrs* list = nullptr;
+  if (::getifaddrs(&list) != 0) throw NetError("getifaddrs failed");
+  std::optional<Ipv4Address> found;
+  for (ifaddrs* i = list; i && !found; i = i->ifa_next) {
+    if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET) continue;
+    char buf[INET_ADDRSTRLEN];
+    ::inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(i->ifa_addr)->sin_addr, buf, sizeof buf);
+    Ipv4Address a{i->ifa_name, buf, i->ifa_flags};
+    if (match(a)) found = std::move(a);
+  }
+  ::freeifaddrs(list);
+  return found;
+}
+
+}  // namespace
+
+RailNetdev netdev_holding(const std::string& address) {
+  const auto a = first_ipv4([&](const Ipv4Address& x) { return x.address == address; });
+  if (!a) throw NetError("no interface here has the rail address " + address);
+  return {a->netdev, (a->flags & IFF_UP) && (a->flags & IFF_RUNNING)};
+}
+
 std::string rail_address(const std::string& name) {
   in_addr tmp{};
   if (::inet_pton(AF_INET, name.c_str(), &tmp) == 1) return name;
-  ifaddrs* list = nullptr;
-  if (::getifaddrs(&list) != 0) throw NetError("getifaddrs failed");
-  std::string found;
-  for (ifaddrs* i = list; i; i = i->ifa_next)
-    if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET && name == i->ifa_name && found.empty()) {
-      char buf[INET_ADDRSTRLEN];
-      ::inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(i->ifa_addr)->sin_addr, buf, sizeof buf);
-      found = buf;
-    }
-  ::freeifaddrs(list);
-  if (found.empty())
+  const auto a = first_ipv4([&](const Ipv4Address& x) { return x.netdev == name; });
+  if (!a)
     throw NetError("rail '" + name + "' is neither an IPv4 address nor an interface with one");
-  return found;
+  return a->address;
 }
 
 }  // namespace railyard::rdma

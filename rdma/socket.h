@@ -1,5 +1,11 @@
-// Small TCP helpers: listening and connecting bound to a rail's address, and whole-buffer I/O
-// with a deadline, so a peer that dies turns into an error naming it instead of a hang.
+// Small TCP helpers: listening and connecting bound to a rail, and whole-buffer I/O with a
+// deadline, so a peer that dies turns into an error naming it instead of a hang.
+//
+// A rail socket is bound to the rail's address AND to the netdev that holds it (SO_BINDTODEVICE):
+// the kernel then routes it only through that NIC, whatever the node's other routes say (a
+// management default route would otherwise carry a dead rail's SYNs), and a listener takes only
+// what arrived on its NIC (a miswired cable under the kernel's default ARP settings delivers a
+// rail's traffic to another NIC of the node). Every wait is bounded by the caller's timeout.
 #pragma once
 
 #include <chrono>
@@ -26,18 +32,22 @@ class Socket {
   Socket() = default;
   explicit Socket(int fd) : fd_(fd) {}
   ~Socket();
-  Socket(Socket&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+  Socket(Socket&& o) noexcept : fd_(o.fd_), netdev_(std::move(o.netdev_)) { o.fd_ = -1; }
   Socket& operator=(Socket&& o) noexcept;
   int fd() const { return fd_; }
   bool valid() const { return fd_ >= 0; }
 
-  // Listens on host (port 0: any); the bound port is in local_port().
+  // Listens on host (port 0: any); the bound port is in local_port(). A host address is a rail:
+  // the socket is bound to the netdev that holds it too.
   static Socket listen_on(const std::string& host, int port);
   int local_port() const;
   Socket accept_one(std::chrono::milliseconds timeout, const std::string& waiting_for) const;
-  // Connects to `to` from source address `from` (empty: any), retrying until the deadline.
+  // Connects to `to` from source address `from` (empty: any, the management network), retrying
+  // until the timeout; a `from` rail is bound to its netdev too. Non-blocking: dropped SYNs end
+  // at the timeout, not after the kernel's two minutes of retries; a rail whose NIC is down fails
+  // at once. Errors name `peer` ("rank 2 (rail 1)"; default: the endpoint), the NIC and address.
   static Socket connect_to(const Endpoint& to, const std::string& from,
-                           std::chrono::milliseconds timeout);
+                           std::chrono::milliseconds timeout, const std::string& peer = "");
 
   void send_all(const void* data, size_t n, const std::string& peer) const;
   void recv_all(void* data, size_t n, const std::string& peer,
@@ -45,9 +55,18 @@ class Socket {
 
  private:
   int fd_ = -1;
+  std::string netdev_;  // a rail listener's NIC, for the errors of its waits
 };
 
 // The first IPv4 address of a netdev, or the text itself when it already is an address.
 std::string rail_address(const std::string& netdev_or_address);
+
+// The netdev that holds an IPv4 address, and whether it is up with a carrier. Throws NetError
+// when no interface of this network namespace has it.
+struct RailNetdev {
+  std::string name;
+  bool up = false;  // IFF_UP and IFF_RUNNING: administratively up, and the link has a carrier
+};
+RailNetdev netdev_holding(const std::string& address);
 
 }  // namespace railyard::rdma
