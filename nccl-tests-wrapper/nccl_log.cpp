@@ -1,24 +1,45 @@
 #include "nccl-tests-wrapper/nccl_log.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <regex>
 #include <set>
 #include <sstream>
 
 namespace railyard::validate {
 
+namespace {
+
+// A channel NCCL connected over the network, or nullopt for any other line (P2P, SHM, the ring
+// order). NCCL 2.7 and later print "Channel 00/0 : 0[0] -> 1[1] [send] via NET/IB/0/GDRDMA",
+// "via NET/IB/1(0)/GDRDMA/Shared" (the PXN proxy rank in parentheses), "via NET/Socket/0"; 2.4-2.6
+// print "Ring 00 : ..." with [send] or [receive] (2.3's Ring lines have neither, and its device
+// indices cannot be resolved from its device list, so they are left unread).
+std::optional<NcclChannel> network_channel(const std::string& line) {
+  static const std::regex channel(
+      R"(NCCL INFO Channel (\d+(?:/\d+)?) : .* via NET/([^/\s]+)/(\d+)(?:\(\d+\))?(/GDRDMA)?)");
+  static const std::regex ring(
+      R"(NCCL INFO Ring (\d+) : \S+ -> \S+ \[(?:send|receive)\] via NET/([^/\s]+)/(\d+)(/GDRDMA)?)");
+  std::smatch m;
+  if (!std::regex_search(line, m, channel) && !std::regex_search(line, m, ring))
+    return std::nullopt;
+  return NcclChannel{m[1], m[2], std::stoi(m[3]), m[4].matched, line};
+}
+
+}  // namespace
+
 NcclNetUse parse_nccl_log(const std::string& output) {
   static const std::regex using_network(R"(NCCL INFO Using network (\S+))");
   static const std::regex ib_list(R"(NCCL INFO NET/IB ?: Using (.*))");
   static const std::regex ib_entry(R"(\[(\d+)\]([^\s/]+)/(IB|RoCE))");
-  // "via NET/IB/0/GDRDMA", "via NET/IB/1(0)/GDRDMA/Shared", "via NET/Socket/0"
-  static const std::regex channel(
-      R"(NCCL INFO Channel (\d+(?:/\d+)?) : .* via NET/([^/\s]+)/(\d+)(?:\(\d+\))?(/GDRDMA)?)");
+  // Rank 0 prints it bare up to 2.6 and as an INFO line too; either names the generation.
+  static const std::regex version(R"(NCCL version (\d+\.\d+\.\d+))");
   NcclNetUse use;
   std::istringstream in(output);
   std::string line;
   std::smatch m;
   while (std::getline(in, line)) {
+    if (!use.version && std::regex_search(line, m, version)) use.version = m[1];
     if (line.find("NCCL INFO") == std::string::npos) continue;
     use.any_info = true;
     if (std::regex_search(line, m, using_network)) {
@@ -32,14 +53,20 @@ NcclNetUse parse_nccl_log(const std::string& output) {
         if (use.ib_devices.size() <= i) use.ib_devices.resize(i + 1);
         use.ib_devices[i] = (*it)[2];
       }
-    } else if (std::regex_search(line, m, channel)) {
-      use.channels.push_back({m[1], m[2], std::stoi(m[3]), m[4].matched, line});
+    } else if (auto c = network_channel(line)) {
+      use.channels.push_back(std::move(*c));
     }
   }
   return use;
 }
 
 namespace {
+
+bool before_2_4(const std::optional<std::string>& version) {
+  int major = 0, minor = 0;
+  return version && std::sscanf(version->c_str(), "%d.%d", &major, &minor) == 2 &&
+         (major < 2 || (major == 2 && minor < 4));
+}
 
 Finding judge(const std::string& subject, const NcclNetUse& use,
               const std::vector<std::string>& expected, const std::string& gpu_direct) {
@@ -50,7 +77,12 @@ Finding judge(const std::string& subject, const NcclNetUse& use,
                                     "NCCL_DEBUG is not INFO)");
   if (!use.network && use.channels.empty())
     return Finding::unknown_because(subject, check,
-                                    "NCCL set up no network channel (all ranks on this node?)");
+                                    before_2_4(use.version)
+                                        ? "NCCL " + *use.version +
+                                              " prints its network channels in a form this "
+                                              "check does not read (it reads NCCL 2.4 and later)"
+                                        : "NCCL set up no network channel (all ranks on this "
+                                          "node?)");
   std::string wanted;
   for (const auto& e : expected) wanted += (wanted.empty() ? "" : ",") + e;
   for (const auto& c : use.channels)
@@ -92,10 +124,12 @@ Finding judge_nccl_path(const std::string& subject, const NcclNetUse& use,
   Finding f = judge(subject, use, expected, gpu_direct);
   int gdr = 0;
   for (const auto& c : use.channels) gdr += c.gdr;
-  f.evidence = {{"network", use.network ? nlohmann::json(*use.network) : nlohmann::json(nullptr)},
-                {"ib_devices", use.ib_devices},
-                {"channels", use.channels.size()},
-                {"gdr_channels", gdr}};
+  f.evidence = {
+      {"network", use.network ? nlohmann::json(*use.network) : nlohmann::json(nullptr)},
+      {"nccl_version", use.version ? nlohmann::json(*use.version) : nlohmann::json(nullptr)},
+      {"ib_devices", use.ib_devices},
+      {"channels", use.channels.size()},
+      {"gdr_channels", gdr}};
   return f;
 }
 

@@ -332,6 +332,140 @@ TEST_CASE("nccl-path: no INFO lines, or no network, is unknown", "[validate][ncc
             .unknown);
 }
 
+// NCCL 2.4-2.6 print a channel as "Ring NN : ... [send|receive] via NET/<net>/<dev>[/GDRDMA]"
+// (src/transport/net.cc: ranks alone in 2.4, with their GPU's bus ID in 2.5 and 2.6); only 2.6
+// also says "Using network ...". The logs below are shaped as NVIDIA/nccl issues #226 (2.4,
+// Socket), #302 (2.5.6, IB) and Mellanox/nv_peer_memory#56 (2.4.7, IB) show them.
+namespace {
+
+const char* kNccl24Ib =
+    "master_node:20:289 [0] NCCL INFO NET/Socket : Using [0]ib0:192.168.11.1<0>\n"
+    "master_node:20:289 [0] NCCL INFO NET/Plugin : No plugin found (libnccl-net.so).\n"
+    "master_node:20:289 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:192.168.11.1<0>\n"
+    "NCCL version 2.4.7+cuda10.0\n"
+    "master_node:20:298 [0] NCCL INFO Setting affinity for GPU 0 to 0fff\n"
+    "master_node:20:298 [0] NCCL INFO Ring 00 : 1 -> 0 [receive] via NET/IB/0/GDRDMA\n"
+    "master_node:20:298 [0] NCCL INFO Ring 00 : 0 -> 1 [send] via NET/IB/0/GDRDMA\n"
+    "master_node:20:298 [0] NCCL INFO Ring 01 : 1 -> 0 [receive] via NET/IB/0/GDRDMA\n"
+    "master_node:20:298 [0] NCCL INFO Ring 01 : 0 -> 1 [send] via NET/IB/0/GDRDMA\n"
+    "master_node:20:298 [0] NCCL INFO Using 256 threads, Min Comp Cap 7, Trees disabled\n"
+    "master_node:20:298 [0] NCCL INFO comm 0x7f1c8c001b60 rank 0 nranks 2 cudaDev 0 nvmlDev 0 - "
+    "Init COMPLETE\n";
+
+const char* kNccl24Socket =
+    "ip-172-31-8-230:45336:45336 [0] NCCL INFO NET/Plugin : No plugin found (libnccl-net.so).\n"
+    "ip-172-31-8-230:45336:45336 [0] NCCL INFO NET/IB : No device found.\n"
+    "ip-172-31-8-230:45336:45336 [0] NCCL INFO NET/Socket : Using [0]ens5:172.31.8.230<0>\n"
+    "ip-172-31-8-230:45336:45341 [0] NCCL INFO CUDA Dev 0[0], Socket NIC distance :  PHB\n"
+    "ip-172-31-8-230:45336:45341 [0] NCCL INFO Ring 00 : 35 -> 36 [receive] via NET/Socket/0\n"
+    "ip-172-31-8-230:45336:45341 [0] NCCL INFO Ring 00 : 36 -> 37 [send] via NET/Socket/0\n";
+
+// 2.5.6, one node of eight GPUs: rings inside the node over P2P and shared memory, the network
+// only at the node's edge.
+const char* kNccl25Mixed =
+    "[155] crow-19:5330:5330 [3] NCCL INFO NET/IB : Using [0]mlx5_1:1/IB [1]mlx5_3:1/IB "
+    "[2]mlx5_0:1/IB [3]mlx5_2:1/RoCE ; OOB eth0:10.100.62.64<0>\n"
+    "[155] crow-19:5330:5499 [3] NCCL INFO Trees [0] 154/-1/-1->155->153|153->155->154/-1/-1\n"
+    "[155] crow-19:5330:5499 [3] NCCL INFO Ring 00 : 155[3d000] -> 157[b2000] via P2P/IPC\n"
+    "[155] crow-19:5330:5499 [3] NCCL INFO Ring 00 : 155[3d000] -> 153[1b000] via direct shared "
+    "memory\n"
+    "[155] crow-19:5330:5499 [3] NCCL INFO Ring 01 : 146[3d000] -> 155[3d000] [receive] via "
+    "NET/IB/2/GDRDMA\n"
+    "[155] crow-19:5330:5499 [3] NCCL INFO Ring 01 : 155[3d000] -> 162[3d000] [send] via "
+    "NET/IB/2/GDRDMA\n";
+
+// 2.6.4 says which network it chose, and keeps the Ring lines of 2.5 (its net.cc's format
+// strings: no 2.6 log was at hand).
+std::string nccl26(const std::string& network, const std::string& via) {
+  return "node1:1234:1234 [0] NCCL INFO NET/IB : Using [0]mlx5_1:1/IB [1]mlx5_10:1/IB ; OOB "
+         "eth0:10.0.0.1<0>\n"
+         "NCCL version 2.6.4+cuda10.2\n"
+         "node1:1234:1234 [0] NCCL INFO Using network " +
+         network +
+         "\n"
+         "node1:1234:1280 [0] NCCL INFO Ring 00 : 3[b2000] -> 4[1a000] [receive] via " +
+         via +
+         "\n"
+         "node1:1234:1280 [0] NCCL INFO Ring 00 : 4[1a000] -> 5[1b000] via P2P/IPC\n"
+         "node1:1234:1280 [0] NCCL INFO Ring 01 : 3[b2000] -> 4[1a000] [receive] via " +
+         via + "\n";
+}
+
+}  // namespace
+
+TEST_CASE("nccl-path: NCCL 2.4 Ring lines over NET/IB are read and pass", "[validate][nccl]") {
+  const auto use = parse_nccl_log(kNccl24Ib);
+  CHECK_FALSE(use.network);  // 2.4 prints no "Using network"
+  CHECK(use.version == "2.4.7");
+  REQUIRE(use.channels.size() == 4);
+  CHECK(use.channels[0].channel == "00");
+  CHECK(use.channels[0].transport == "IB");
+  CHECK(use.channels[0].device == 0);
+  const auto f = judge_nccl_path("rail 0 (mlx5_0)", use, {"mlx5_0"}, "require");
+  CHECK(f.ok);
+  CHECK(f.detail == "NET/IB over mlx5_0:1 on 4 channel(s), GDRDMA on 4");
+  CHECK(f.evidence["nccl_version"] == "2.4.7");
+}
+
+TEST_CASE("nccl-path: NCCL 2.4 falling back to NET/Socket is named, not unknown",
+          "[validate][nccl]") {
+  const auto use = parse_nccl_log(kNccl24Socket);
+  REQUIRE(use.channels.size() == 2);
+  const auto f = judge_nccl_path("rail 0 (mlx5_0)", use, {"mlx5_0"}, "warn");
+  CHECK_FALSE(f.unknown);
+  CHECK(f.fails());
+  CHECK(f.detail ==
+        "NCCL used NET/Socket, not NET/IB: \"ip-172-31-8-230:45336:45341 [0] NCCL INFO Ring 00 : "
+        "35 -> 36 [receive] via NET/Socket/0\"");
+}
+
+TEST_CASE("nccl-path: NCCL 2.5 P2P and SHM rings are not network channels", "[validate][nccl]") {
+  const auto use = parse_nccl_log(kNccl25Mixed);
+  REQUIRE(use.channels.size() == 2);  // the two NET/IB lines only
+  CHECK(use.channels[0].device == 2);
+  CHECK(use.channels[1].gdr);
+  const auto f = judge_nccl_path("rail 2 (mlx5_0)", use, {"mlx5_0"}, "require");
+  CHECK(f.ok);
+  CHECK(f.detail == "NET/IB over mlx5_0:1 on 2 channel(s), GDRDMA on 2");
+  CHECK(judge_nccl_path("rail 0 (mlx5_1)", use, {"mlx5_1"}, "off").fails());
+}
+
+TEST_CASE("nccl-path: NCCL 2.6 Ring lines name the HCA and a Socket fallback", "[validate][nccl]") {
+  const auto ib = judge_nccl_path("rail 1 (mlx5_1)", parse_nccl_log(nccl26("IB", "NET/IB/0")),
+                                  {"mlx5_1"}, "off");
+  CHECK(ib.ok);
+  CHECK(ib.detail == "NET/IB over mlx5_1:1 on 2 channel(s), GDRDMA on 0");
+  // NCCL_IB_HCA=mlx5_1 without '=' also matches mlx5_10: NCCL's device 1.
+  const auto wrong = judge_nccl_path(
+      "rail 1 (mlx5_1)", parse_nccl_log(nccl26("IB", "NET/IB/1/GDRDMA")), {"mlx5_1"}, "off");
+  CHECK(wrong.fails());
+  CHECK_THAT(wrong.detail, Catch::StartsWith("channel 00 used mlx5_10:1, not mlx5_1: \""));
+  const auto socket = judge_nccl_path(
+      "rail 1 (mlx5_1)", parse_nccl_log(nccl26("Socket", "NET/Socket/0")), {"mlx5_1"}, "warn");
+  CHECK(socket.fails());
+  CHECK_THAT(socket.detail,
+             Catch::StartsWith("NCCL used NET/Socket, not NET/IB: \"node1:1234:1280 "
+                               "[0] NCCL INFO Ring 00 : 3[b2000] -> 4[1a000] [receive] via "
+                               "NET/Socket/0\""));
+}
+
+TEST_CASE("nccl-path: NCCL 2.3 and older are unknown, and the reason says why",
+          "[validate][nccl]") {
+  // As NVIDIA/nccl#179 shows 2.3.7: a device per line, and Ring lines without [send]/[receive].
+  const auto f = judge_nccl_path(
+      "rail 0 (mlx5_1)",
+      parse_nccl_log(
+          "learnfair0536:46393:46393 [0] NCCL INFO NET/IB: [0] mlx5_1:1/IB\n"
+          "learnfair0536:46393:46393 [0] NCCL INFO Using internal Network IB\n"
+          "NCCL version 2.3.7+cuda9.0\n"
+          "learnfair0536:46393:46408 [0] NCCL INFO Ring 00 : 3 -> 0 via NET/IB/0/GDRDMA\n"),
+      {"mlx5_1"}, "warn");
+  CHECK(f.unknown);
+  CHECK(f.detail ==
+        "NCCL 2.3.7 prints its network channels in a form this check does not read "
+        "(it reads NCCL 2.4 and later)");
+}
+
 TEST_CASE("mtu: netdev, port and fabric agree, or the mismatch is named", "[validate][mtu]") {
   CHECK(judge_mtu("r", {9000, true, std::nullopt}, 0, 4096).ok);
   CHECK(judge_mtu("r", {9000, true, std::nullopt}, 0, 4096).detail ==
