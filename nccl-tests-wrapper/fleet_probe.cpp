@@ -1,7 +1,6 @@
 #include "nccl-tests-wrapper/fleet_probe.h"
 
 #include <arpa/inet.h>
-#include <ifaddrs.h>
 #include <linux/if_packet.h>
 #include <net/ethernet.h>
 #include <net/if.h>
@@ -12,6 +11,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <stdexcept>
@@ -39,25 +39,27 @@ std::string sys_error(const std::string& what) {
   return what + ": " + std::strerror(errno);
 }
 
-}  // namespace
-
-std::string netdev_with_address(const std::string& address) {
-  const in_addr want = ipv4(address);
-  ifaddrs* list = nullptr;
-  if (::getifaddrs(&list) != 0) throw std::runtime_error(sys_error("getifaddrs"));
-  std::string name;
-  for (ifaddrs* i = list; i && name.empty(); i = i->ifa_next)
-    if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET &&
-        reinterpret_cast<sockaddr_in*>(i->ifa_addr)->sin_addr.s_addr == want.s_addr)
-      name = i->ifa_name;
-  ::freeifaddrs(list);
-  if (name.empty()) throw std::runtime_error("no netdev holds " + address);
-  return name;
+std::string mac_text(const uint8_t* mac) {
+  char text[18];
+  std::snprintf(text, sizeof text, "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2], mac[3],
+                mac[4], mac[5]);
+  return text;
 }
 
-std::vector<bool> arp_probe(const std::string& netdev, const std::string& source,
-                            const std::vector<std::string>& targets,
-                            std::chrono::milliseconds wait) {
+}  // namespace
+
+std::string mac_address(const std::string& netdev) {
+  Fd fd(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+  ifreq ifr{};
+  std::strncpy(ifr.ifr_name, netdev.c_str(), IFNAMSIZ - 1);
+  if (fd.get() < 0 || ::ioctl(fd.get(), SIOCGIFHWADDR, &ifr) != 0)
+    throw std::runtime_error(sys_error("MAC address of " + netdev));
+  return mac_text(reinterpret_cast<const uint8_t*>(ifr.ifr_hwaddr.sa_data));
+}
+
+std::vector<std::string> arp_probe(const std::string& netdev, const std::string& source,
+                                   const std::vector<std::string>& targets,
+                                   std::chrono::milliseconds wait) {
   const unsigned index = ::if_nametoindex(netdev.c_str());
   if (index == 0) throw std::runtime_error(sys_error("netdev " + netdev));
   Fd fd(::socket(AF_PACKET, SOCK_DGRAM | SOCK_CLOEXEC, htons(ETH_P_ARP)));
@@ -94,7 +96,7 @@ std::vector<bool> arp_probe(const std::string& netdev, const std::string& source
       throw std::runtime_error(sys_error("ARP request out of " + netdev));
   }
 
-  std::vector<bool> answered(targets.size(), false);
+  std::vector<std::string> answered(targets.size());
   const auto deadline = std::chrono::steady_clock::now() + wait;
   size_t left = wanted.size();
   while (left > 0) {
@@ -108,8 +110,8 @@ std::vector<bool> arp_probe(const std::string& netdev, const std::string& source
     if (ntohs(p.op) != ARPOP_REPLY || std::memcmp(p.tpa, &from.s_addr, 4) != 0) continue;
     uint32_t sender = 0;
     std::memcpy(&sender, p.spa, 4);
-    if (auto it = wanted.find(sender); it != wanted.end() && !answered[it->second]) {
-      answered[it->second] = true;
+    if (auto it = wanted.find(sender); it != wanted.end() && answered[it->second].empty()) {
+      answered[it->second] = mac_text(p.sha);
       --left;
     }
   }

@@ -30,7 +30,43 @@ std::string colour(double fraction) {
   return buf;
 }
 
+// Every rank that joined rank 0, in rank order: all of them when the fleet ran.
+std::vector<int> joined_ranks(const FleetReport& r) {
+  std::vector<int> out;
+  for (int i = 0; i < static_cast<int>(r.nodes.size()); ++i)
+    if (std::find(r.missing.begin(), r.missing.end(), i) == r.missing.end()) out.push_back(i);
+  return out;
+}
+
+std::string verdict(const FleetReport& r) {
+  if (!r.could_not_run.empty()) return "could not run";
+  return r.culprits.empty() ? "healthy" : "culprits";
+}
+
 }  // namespace
+
+FleetReport fleet_not_run(const std::string& why,
+                          const std::vector<std::optional<std::string>>& joined, int rails) {
+  FleetReport r;
+  r.rails = rails;
+  r.could_not_run = why;
+  for (size_t i = 0; i < joined.size(); ++i) {
+    r.nodes.push_back(joined[i].value_or(""));
+    if (!joined[i]) r.missing.push_back(static_cast<int>(i));
+  }
+  return r;
+}
+
+std::string fleet_not_run_text(const FleetReport& r) {
+  if (r.nodes.empty()) return r.could_not_run;  // it stopped before the rendezvous opened
+  std::string joined, missing;
+  for (int i : joined_ranks(r))
+    joined +=
+        (joined.empty() ? "" : ", ") + ("rank " + std::to_string(i) + " (" + name_of(r, i) + ")");
+  for (int i : r.missing) missing += (missing.empty() ? "" : ", ") + ("rank " + std::to_string(i));
+  return r.could_not_run + "; joined: " + (joined.empty() ? "none" : joined) +
+         "; never joined: " + (missing.empty() ? "none" : missing);
+}
 
 json fleet_json(const FleetReport& r) {
   json pairs = json::array(), culprits = json::array();
@@ -59,8 +95,13 @@ json fleet_json(const FleetReport& r) {
     for (const auto& b : g.busbw) bw.push_back(b ? json(*b) : json(nullptr));
     rings.push_back({{"title", g.title}, {"members", members}, {"busbw", bw}});
   }
-  return {{"verdict", r.culprits.empty() ? "healthy" : "culprits"},
+  json joined = json::array();
+  for (int i : joined_ranks(r)) joined.push_back({{"rank", i}, {"node", name_of(r, i)}});
+  return {{"verdict", verdict(r)},
+          {"reason", r.could_not_run.empty() ? json(nullptr) : json(r.could_not_run)},
           {"nodes", r.nodes},
+          {"joined", joined},
+          {"missing", r.missing},
           {"rails", r.rails},
           {"fleet_median_busbw", fleet_median_busbw(r.results)},
           {"pairs", pairs},
@@ -129,12 +170,18 @@ std::string fleet_junit(const FleetReport& r) {
           << xml_escape(c.node >= 0 ? name_of(r, c.node) : "rail " + std::to_string(c.rail))
           << "\">\n      <failure message=\"" << xml_escape(c.evidence)
           << "\"/>\n    </testcase>\n";
-  if (r.culprits.empty())
+  // JUnit's <error> is a test that could not be made, as against a <failure> that was measured.
+  const bool error = !r.could_not_run.empty();
+  if (error)
+    cases << "    <testcase classname=\"fleet\" name=\"the fleet run\">\n      <error message=\""
+          << xml_escape(fleet_not_run_text(r)) << "\"/>\n    </testcase>\n";
+  else if (r.culprits.empty())
     cases << "    <testcase classname=\"fleet\" name=\"every pair, every rail\"/>\n";
   std::ostringstream out;
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite "
          "name=\"railyard-validate fleet\" tests=\""
-      << std::max<size_t>(r.culprits.size(), 1) << "\" failures=\"" << r.culprits.size() << "\">\n"
+      << std::max<size_t>(r.culprits.size() + error, 1) << "\" failures=\"" << r.culprits.size()
+      << "\" errors=\"" << error << "\">\n"
       << cases.str() << "  </testsuite>\n</testsuites>\n";
   return out.str();
 }

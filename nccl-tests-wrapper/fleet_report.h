@@ -1,11 +1,14 @@
-// railyard-validate fleet's report: JSON (`pairs[] {a, b, rail, busbw}`, `culprits[] {kind,
-// node, peer, rail, evidence}`, nodes by name), a heatmap per rail (SVG: node x node, coloured
+// railyard-validate fleet's report: JSON (`verdict` healthy|culprits|could not run, `pairs[] {a,
+// b, rail, busbw}`, `culprits[] {kind, node, peer, rail, evidence}`, nodes by name, `reason`,
+// `joined[] {rank, node}`, `missing[]` ranks), a heatmap per rail (SVG: node x node, coloured
 // by each pair's bandwidth against the fleet's median pair), JUnit (a test case per culprit
-// kind and node), and node patches for the operator to apply.
+// kind and node, an error when the fleet could not run), and node patches for the operator to
+// apply.
 #pragma once
 
 #include <iosfwd>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,7 +33,19 @@ struct FleetReport {
   std::vector<Culprit> culprits;
   std::vector<RingRun> rings;         // --mode bisect: the rings run, in order
   std::vector<std::string> problems;  // ranks lost, rails that gave no number and why
+  // Why the fleet could not run (exit 2); empty when it ran. A pipeline collects the report and
+  // JUnit either way, so they say why and who was missing rather than being absent.
+  std::string could_not_run;
+  std::vector<int> missing;  // ranks that never joined rank 0 (no name in `nodes`)
 };
+
+// The report of a fleet that could not run: `joined[r]` is rank r's node name, or nullopt when
+// rank r never joined; empty when rank 0 stopped before it opened the rendezvous (bad settings).
+FleetReport fleet_not_run(const std::string& why,
+                          const std::vector<std::optional<std::string>>& joined, int rails);
+
+// "why; joined: rank 0 (a), rank 1 (b); never joined: rank 2", for stderr and JUnit.
+std::string fleet_not_run_text(const FleetReport& r);
 
 nlohmann::json fleet_json(const FleetReport& r);
 std::string fleet_heatmap_svg(const FleetReport& r, int rail);

@@ -27,12 +27,16 @@ void serve(const FleetSettings& s, const rdma::Launch& launch, const FleetRails&
   const auto timeout = std::chrono::seconds(s.bench.timeout_s);
   const rdma::Endpoint rv = rdma::Endpoint::parse(launch.rendezvous);
   const std::string coordinator = "rank 0 (rendezvous " + rv.to_string() + ")";
-  rdma::Socket c = rdma::Socket::connect_to(rv, "", timeout);
+  rdma::Socket c = rdma::Socket::connect_to(rv, "", timeout, coordinator);
+  // Each rail NIC's MAC: an ARP probe's answer names the NIC by it (fleet_probe.h).
+  std::vector<std::string> macs;
+  for (const auto& a : rails.addresses) macs.push_back(mac_address(rdma::netdev_holding(a).name));
   send_message(c,
                {{"rank", launch.rank},
                 {"world", launch.world},
                 {"node", s.node_name},
-                {"rails", rails.addresses}},
+                {"rails", rails.addresses},
+                {"macs", macs}},
                coordinator);
   std::vector<rdma::Socket> listeners;
   // Rank 0 may keep a rank idle while other pairs of a long fleet run.
@@ -77,7 +81,7 @@ void serve(const FleetSettings& s, const rdma::Launch& launch, const FleetRails&
         reply = {{"busbw", bw}, {"error", out.error}};
       } else if (op == "probe") {
         const std::string& source = rails.addresses.at(m.at("rail").get<size_t>());
-        const auto heard = arp_probe(netdev_with_address(source), source,
+        const auto heard = arp_probe(rdma::netdev_holding(source).name, source,
                                      m.at("targets").get<std::vector<std::string>>(),
                                      std::chrono::milliseconds(m.value("wait_ms", 500)));
         reply = {{"heard", heard}};
@@ -97,7 +101,9 @@ struct Member {
   rdma::Socket control;
   std::string node;
   std::vector<std::string> addresses;
-  std::string lost;  // why rank 0 stopped talking to it; empty while it answers
+  std::vector<std::string> macs;  // of each rail's NIC
+  std::string lost;               // why rank 0 stopped talking to it; empty while it answers
+  bool joined = false;            // its hello was accepted
 };
 
 class Coordinator {
@@ -130,11 +136,21 @@ class Coordinator {
       m.control = std::move(c);
       m.node = hello.at("node");
       m.addresses = hello.at("rails").get<std::vector<std::string>>();
+      m.macs = hello.value("macs", std::vector<std::string>{});
       if (m.addresses.size() != rails_)
         throw rdma::NetError("rank " + std::to_string(r) + " (" + m.node + ") has " +
                              std::to_string(m.addresses.size()) + " rails, rank 0 has " +
                              std::to_string(rails_));
+      m.joined = true;
     }
+  }
+
+  // What rank 0 knows of a run it could not make: which ranks had joined, by node name.
+  FleetReport not_run(const std::string& why) const {
+    std::vector<std::optional<std::string>> joined(static_cast<size_t>(world_));
+    for (size_t r = 0; r < members_.size() && r < joined.size(); ++r)
+      if (members_[r].joined) joined[r] = members_[r].node;
+    return fleet_not_run(why, joined, static_cast<int>(rails_));
   }
 
   FleetReport run() {
@@ -430,20 +446,23 @@ class Coordinator {
       const auto [node, rail] = key;
       if (c.first == 0 || c.second != c.first) continue;
       std::vector<std::string> targets;
-      std::vector<int> target_rail;
-      for (int peer = 0; peer < world_; ++peer)
-        for (size_t k = 0; k < rails_; ++k)
-          if (peer != node) {
-            targets.push_back(members_[static_cast<size_t>(peer)].addresses[k]);
-            target_rail.push_back(static_cast<int>(k));
-          }
+      std::map<std::string, int> rail_of_mac;  // every peer NIC's MAC -> its rail
+      for (int peer = 0; peer < world_; ++peer) {
+        if (peer == node) continue;
+        const Member& p = members_[static_cast<size_t>(peer)];
+        for (size_t k = 0; k < rails_; ++k) {
+          targets.push_back(p.addresses[k]);
+          if (k < p.macs.size()) rail_of_mac[p.macs[k]] = static_cast<int>(k);
+        }
+      }
       if (!send(node, {{"op", "probe"}, {"rail", rail}, {"targets", targets}})) continue;
       const auto reply = answer(node, timeout_);
       if (!reply || !reply->contains("heard")) continue;
-      std::map<int, int> heard;  // rail -> peers answering
-      const auto h = reply->at("heard").get<std::vector<bool>>();
-      for (size_t i = 0; i < h.size() && i < target_rail.size(); ++i)
-        if (h[i]) ++heard[target_rail[i]];
+      // Counted by the NIC that answered, not by the address asked for: under the kernel's
+      // default ARP settings a peer's NIC on this leaf answers for all of the peer's addresses.
+      std::map<int, int> heard;  // rail -> answers from that rail's NICs
+      for (const auto& mac : reply->at("heard").get<std::vector<std::string>>())
+        if (auto it = rail_of_mac.find(mac); it != rail_of_mac.end()) ++heard[it->second];
       std::string said;
       for (const auto& [k, n] : heard)
         said += " rail " + std::to_string(k) + ": " + std::to_string(n);
@@ -469,11 +488,7 @@ class Coordinator {
   std::vector<Member> members_;
 };
 
-}  // namespace
-
-std::optional<FleetReport> run_fleet(const FleetSettings& s, std::ostream& progress) {
-  const rdma::Launch launch =
-      rdma::resolve_launch({s.bench.rank, s.bench.world, s.bench.rendezvous, ""}, rdma::bench::env);
+void check_settings(const FleetSettings& s, const rdma::Launch& launch) {
   if (launch.world < 2)
     throw std::invalid_argument("a fleet has at least 2 ranks, not " +
                                 std::to_string(launch.world));
@@ -486,13 +501,23 @@ std::optional<FleetReport> run_fleet(const FleetSettings& s, std::ostream& progr
     throw std::invalid_argument("-n and --timeout are at least 1, -w at least 0");
   if (s.mode != "pairwise" && s.mode != "bisect")
     throw std::invalid_argument("--mode is pairwise or bisect, not '" + s.mode + "'");
-  const topology::Sysfs sysfs(topology::sysfs_root_from(""));
-  const FleetRails rails = resolve_fleet_rails(s.bench, sysfs);
-  if (launch.rank != 0) {
-    serve(s, launch, rails, sysfs);
-    return std::nullopt;
+}
+
+std::string message_of(const std::exception_ptr& e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const std::exception& x) {
+    return x.what();
+  } catch (...) {
+    return "an unknown error";
   }
-  // Rank 0 listens before its own server connects, and serves like every rank.
+}
+
+// Rank 0: opens the rendezvous, serves as a rank from a thread like every other, and
+// coordinates. A run it cannot make still gives a report: why, and who had joined by then.
+FleetReport coordinate(const FleetSettings& s, const rdma::Launch& launch, const FleetRails& rails,
+                       const topology::Sysfs& sysfs, std::ostream& progress) {
+  // Rank 0 listens before its own server connects.
   rdma::Socket server = rdma::Socket::listen_on("", rdma::Endpoint::parse(launch.rendezvous).port);
   std::exception_ptr served;
   std::thread self([&] {
@@ -503,21 +528,41 @@ std::optional<FleetReport> run_fleet(const FleetSettings& s, std::ostream& progr
     }
   });
   Coordinator c(s, launch.world, rails.addresses.size(), progress);
-  std::optional<FleetReport> report;
-  std::exception_ptr failed;
+  FleetReport report;
   try {
     c.join(server);
     report = c.run();
-    report->problems.insert(report->problems.end(), c.errors_.begin(), c.errors_.end());
+    report.problems.insert(report.problems.end(), c.errors_.begin(), c.errors_.end());
   } catch (...) {
-    failed = std::current_exception();
+    report = c.not_run(message_of(std::current_exception()));  // before finish() forgets them
   }
   c.finish();
   server = rdma::Socket();
   self.join();
-  if (failed) std::rethrow_exception(failed);
-  if (served) std::rethrow_exception(served);
+  if (served)
+    report.could_not_run += (report.could_not_run.empty() ? "" : "; ") +
+                            ("rank 0 serving as a rank: " + message_of(served));
   return report;
+}
+
+}  // namespace
+
+std::optional<FleetReport> run_fleet(const FleetSettings& s, std::ostream& progress) {
+  const rdma::Launch launch =
+      rdma::resolve_launch({s.bench.rank, s.bench.world, s.bench.rendezvous, ""}, rdma::bench::env);
+  if (launch.rank != 0) {
+    check_settings(s, launch);
+    const topology::Sysfs sysfs(topology::sysfs_root_from(""));
+    serve(s, launch, resolve_fleet_rails(s.bench, sysfs), sysfs);
+    return std::nullopt;
+  }
+  try {
+    check_settings(s, launch);
+    const topology::Sysfs sysfs(topology::sysfs_root_from(""));
+    return coordinate(s, launch, resolve_fleet_rails(s.bench, sysfs), sysfs, progress);
+  } catch (const std::exception& e) {  // before the rendezvous opened
+    return fleet_not_run(e.what(), {}, 0);
+  }
 }
 
 }  // namespace railyard::validate

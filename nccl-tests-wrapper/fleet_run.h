@@ -30,8 +30,10 @@ struct FleetSettings {
 };
 
 // Rank 0 returns the report; the others return nullopt once rank 0 lets them go. Progress (one
-// line per round) goes to `progress` on rank 0. Throws rdma::NetError when the fleet cannot
-// start (a rank that never joined is named) and std::invalid_argument for bad settings.
+// line per round) goes to `progress` on rank 0. When the fleet cannot run (bad settings, a rank
+// that never joined), rank 0 returns a report whose `could_not_run` says why and whose
+// `missing` names the ranks that never joined; the other ranks throw (rdma::NetError, or
+// std::invalid_argument for bad settings), as does any rank whose launch cannot be resolved.
 std::optional<FleetReport> run_fleet(const FleetSettings& s, std::ostream& progress);
 
 }  // namespace railyard::validate

@@ -61,7 +61,10 @@ int cmd_fleet(const v::FleetSettings& s, const FleetOutputs& out) {
     return 2;
   }
   if (!report) return 0;  // not rank 0: rank 0 has the verdict
-  v::print_fleet_summary(*report, std::cout);
+  const bool ran = report->could_not_run.empty();
+  if (ran || !report->results.empty()) v::print_fleet_summary(*report, std::cout);
+  if (!ran) std::cerr << "railyard-validate fleet: " << v::fleet_not_run_text(*report) << "\n";
+  // Written even when the fleet could not run: a pipeline collecting them finds why.
   bool written = true;
   if (!out.report.empty()) written &= write_file(out.report, v::fleet_json(*report).dump(2) + "\n");
   if (!out.junit.empty()) written &= write_file(out.junit, v::fleet_junit(*report));
@@ -74,7 +77,7 @@ int cmd_fleet(const v::FleetSettings& s, const FleetOutputs& out) {
       written &= write_file(out.heatmaps + "/rail-" + std::to_string(k) + ".svg",
                             v::fleet_heatmap_svg(*report, k));
   }
-  if (!written) return 2;
+  if (!written || !ran) return 2;
   return report->culprits.empty() ? 0 : 1;
 }
 

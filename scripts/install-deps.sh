@@ -23,7 +23,7 @@ test_packages=(
   # tests, the fuzzer (clang's libFuzzer) and the format check
   catch2 clang clang-format libclang-rt-14-dev
   # test and bench peers, kernel tools
-  iproute2 procps containernetworking-plugins iperf3 openmpi-bin libopenmpi-dev libgloo-dev
+  iproute2 iptables procps containernetworking-plugins iperf3 openmpi-bin libopenmpi-dev libgloo-dev
   python3 nodejs
   # a real runtime for the CNI tests: libcni (Go, built offline with GO111MODULE=off)
   golang-go golang-github-appc-cni-dev

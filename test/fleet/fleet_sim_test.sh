@@ -115,16 +115,33 @@ assert "stopped answering" in r["culprits"][0]["evidence"], r["culprits"][0]
 PY
 echo "a rank killed mid-run: its node named ($(grep -o 'rank 7 (node-7) stopped answering[^:]*' "$work/rank0.out" | head -1))"
 
-# A rank that never joins is named by rank 0 within the timeout, and the run could not be made.
+# A rank that never joins is named by rank 0 within the timeout, and the run could not be made;
+# rank 0 still writes its report and JUnit, naming who joined and who did not.
 FLEET_NODES=3
 status=0
 for i in 0 1; do
+  outputs=()
+  ((i == 0)) && outputs=(--report "$work/missing.json" --junit "$work/missing.xml")
   ip netns exec "$(fleet_ns "$i")" "$bin/railyard-validate" fleet --rank "$i" --world-size 3 \
-    --rendezvous 10.99.0.1:29411 --rails "$(fleet_rails_of "$i")" --timeout 3 \
+    --rendezvous 10.99.0.1:29411 --rails "$(fleet_rails_of "$i")" --node-name "node-$i" \
+    --timeout 3 "${outputs[@]}" \
     >"$work/missing$i.out" 2>&1 &
 done
 wait %1 || status=$?
 wait %2 || true
 [[ $status == 2 ]] || fail "a fleet missing rank 2 exited $status, not 2"
 grep -q "rank 2 to join" "$work/missing0.out" || fail "rank 2 not named: $(cat "$work/missing0.out")"
-echo "a missing rank: named ($(tail -1 "$work/missing0.out"))"
+python3 - "$work" <<'PY' || fail "the report of a fleet missing rank 2: $(cat "$work/missing0.out")"
+import json, sys
+w = sys.argv[1]
+r = json.load(open(w + "/missing.json"))
+assert r["verdict"] == "could not run", r["verdict"]
+assert "rank 2 to join" in r["reason"], r["reason"]
+assert r["missing"] == [2], r["missing"]
+assert r["joined"] == [{"rank": 0, "node": "node-0"}, {"rank": 1, "node": "node-1"}], r["joined"]
+assert r["pairs"] == [] and r["culprits"] == [], r
+junit = open(w + "/missing.xml").read()
+assert 'errors="1"' in junit and "<error message=" in junit, junit
+assert "never joined: rank 2" in junit, junit
+PY
+echo "a missing rank: named, report and JUnit written ($(tail -1 "$work/missing0.out"))"

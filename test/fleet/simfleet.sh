@@ -6,7 +6,12 @@
 #   fleet_up NODES RAILS [LINE]       build it (addresses: rail k of node i is 192.168.(100+k).(i+1));
 #                                     LINE (tc rate, default 200mbit) is every cable's line rate:
 #                                     a real fleet is bound by its links, not by the CPUs that
-#                                     here carry every node's traffic at once
+#                                     here carry every node's traffic at once. FLEET_ARP=default:
+#                                     rails keep the kernel's ARP settings (else as railyard-cni
+#                                     sets them: arp_ignore=1, arp_announce=2)
+#   fleet_mgmt_gateway                every node's default route via the management network, as on
+#                                     a real GPU node, counting what leaves that way for a rail
+#   fleet_mgmt_rail_packets NODE      packets the node sent to a rail address via management
 #   fault_slow_nic NODE RAIL RATE     that node's rail cable runs at RATE, both ways
 #   fault_bad_cable A B RAIL RATE     only traffic between A and B on RAIL is limited
 #   fault_miswire NODE RAIL_A RAIL_B  the node's two rail cables swapped between the leaves
@@ -45,10 +50,11 @@ fleet_up() {
     for ((k = 0; k < FLEET_RAILS; k++)); do
       ip link add "rail$k" netns "$ns" type veth peer name "n${i}r${k}" netns "$(fleet_leaf "$k")"
       ip -n "$(fleet_leaf "$k")" link set "n${i}r${k}" master br0 up
-      # As railyard-cni sets a rail in a pod: a NIC answers ARP only for its own address, or
-      # one node's NICs would stand in for each other and hide a miswired cable.
-      ip netns exec "$ns" sysctl -qw "net.ipv4.conf.rail$k.arp_ignore=1" \
-        "net.ipv4.conf.rail$k.arp_announce=2" "net.ipv4.conf.rail$k.rp_filter=0"
+      # As railyard-cni sets a rail in a pod: a NIC answers ARP only for its own address.
+      # (railyard's rail sockets are bound to their NIC, so a miswire shows without it too.)
+      [[ ${FLEET_ARP:-rail} == default ]] ||
+        ip netns exec "$ns" sysctl -qw "net.ipv4.conf.rail$k.arp_ignore=1" \
+          "net.ipv4.conf.rail$k.arp_announce=2" "net.ipv4.conf.rail$k.rp_filter=0"
       ip -n "$ns" addr add "$(fleet_addr "$i" "$k")/24" dev "rail$k"
       ip -n "$ns" link set "rail$k" up
       fleet_cable_rate "$i" "$k" "$FLEET_LINE"
@@ -66,6 +72,20 @@ fleet_cable_rate() {
     burst 32kb limit 4mb
   ip netns exec "$(fleet_leaf "$rail")" tc qdisc replace dev "n${node}r${rail}" root tbf \
     rate "$rate" burst 32kb limit 4mb
+}
+
+fleet_mgmt_gateway() {
+  local i ns
+  ip -n "$FLEET_PREFIX-m" addr add 10.99.0.254/24 dev br0
+  for ((i = 0; i < FLEET_NODES; i++)); do
+    ns=$(fleet_ns "$i")
+    ip -n "$ns" route add default via 10.99.0.254
+    ip netns exec "$ns" iptables -w -A OUTPUT -o eth0 -d 192.168.0.0/16 -j ACCEPT
+  done
+}
+
+fleet_mgmt_rail_packets() {
+  ip netns exec "$(fleet_ns "$1")" iptables -w -L OUTPUT -v -x -n | awk '$7 == "eth0" {print $1}'
 }
 
 fault_slow_nic() { fleet_cable_rate "$1" "$2" "$3"; }

@@ -11,6 +11,7 @@
 #include "nccl-tests-wrapper/fleet_pair.h"
 #include "nccl-tests-wrapper/fleet_probe.h"
 #include "nccl-tests-wrapper/fleet_run.h"
+#include "rdma/socket.h"
 
 using namespace railyard;
 using namespace railyard::validate;
@@ -147,10 +148,14 @@ TEST_CASE("fleet: three ranks over loopback, every pair on every rail, healthy",
   CHECK_THAT(progress.str(), Catch::Contains("round 3/3"));
 }
 
-TEST_CASE("fleet probe: a rail address names its netdev, and a bad netdev is named",
+TEST_CASE("fleet probe: a rail address names its netdev and MAC, and a bad netdev is named",
           "[validate][fleet]") {
-  CHECK(netdev_with_address("127.0.0.1") == "lo");
-  CHECK_THROWS_WITH(netdev_with_address("198.51.100.254"), Catch::Contains("198.51.100.254"));
+  const auto lo = rdma::netdev_holding("127.0.0.1");
+  CHECK(lo.name == "lo");
+  CHECK(lo.up);
+  CHECK(mac_address("lo") == "00:00:00:00:00:00");
+  CHECK_THROWS_WITH(rdma::netdev_holding("198.51.100.254"), Catch::Contains("198.51.100.254"));
+  CHECK_THROWS_WITH(mac_address("nosuchnetdev0"), Catch::Contains("nosuchnetdev0"));
   CHECK_THROWS_WITH(arp_probe("nosuchnetdev0", "127.0.0.1", {"127.0.0.2"}, 10ms),
                     Catch::Contains("nosuchnetdev0"));
 }
@@ -162,17 +167,52 @@ TEST_CASE("fleet: bad settings are named before any rank waits", "[validate][fle
   s.bench.world = 1;
   s.bench.rendezvous = "127.0.0.1:1";
   std::ostringstream progress;
-  CHECK_THROWS_WITH(run_fleet(s, progress), Catch::Contains("at least 2 ranks"));
+  // Rank 0 names them in its report (exit 2 still writes one); any other rank throws.
+  const auto not_run = [&] { return run_fleet(s, progress).value().could_not_run; };
+  CHECK_THAT(not_run(), Catch::Contains("at least 2 ranks"));
   s.bench.world = 2;
   s.bench.max_bytes = "lots";
-  CHECK_THROWS_WITH(run_fleet(s, progress), Catch::Contains("'lots' is not a size"));
+  CHECK_THAT(not_run(), Catch::Contains("'lots' is not a size"));
   s.bench.max_bytes = "0";
+  CHECK_THAT(not_run(), Catch::Contains("--size 0"));
+  s.bench.rank = 1;
   CHECK_THROWS_WITH(run_fleet(s, progress), Catch::Contains("--size 0"));
+  s.bench.rank = 0;
   s.bench.max_bytes = "64K";
   s.mode = "guess";
-  CHECK_THROWS_WITH(run_fleet(s, progress), Catch::Contains("--mode"));
+  CHECK_THAT(not_run(), Catch::Contains("--mode"));
   s.mode = "pairwise";
   s.bench.rails = "";
   ::unsetenv("NCCL_IB_HCA");
+  CHECK_FALSE(not_run().empty());
+  s.bench.rank = 1;
   CHECK_THROWS_AS(run_fleet(s, progress), std::invalid_argument);
+}
+
+TEST_CASE("fleet: a rank that never joins is named in rank 0's report, with who joined",
+          "[validate][fleet]") {
+  rdma::Socket probe = rdma::Socket::listen_on("127.0.0.1", 0);
+  const int port = probe.local_port();
+  probe = rdma::Socket();
+  std::vector<FleetSettings> settings(2);
+  for (int r = 0; r < 2; ++r) {
+    settings[r].bench = small("127.0.0.1");
+    settings[r].bench.rank = r;
+    settings[r].bench.world = 3;  // rank 2 never comes
+    settings[r].bench.timeout_s = 1;
+    settings[r].bench.rendezvous = "127.0.0.1:" + std::to_string(port);
+    settings[r].node_name = "node-" + std::to_string(r);
+  }
+  std::thread one([&] {
+    std::ostringstream quiet;
+    run_fleet(settings[1], quiet);  // let go by rank 0 when it gives up
+  });
+  std::ostringstream progress;
+  const auto report = run_fleet(settings[0], progress);
+  one.join();
+  REQUIRE(report);
+  CHECK_THAT(report->could_not_run, Catch::Contains("rank 2 to join"));
+  CHECK(report->missing == std::vector<int>{2});
+  CHECK(report->nodes == std::vector<std::string>{"node-0", "node-1", ""});
+  CHECK(fleet_json(*report)["verdict"] == "could not run");
 }

@@ -74,3 +74,40 @@ TEST_CASE("fleet report: the slowest pair is a silent one before any number", "[
   CHECK(slowest_pair(s) == &s[1]);
   CHECK(gbps_text(0.023912) == "0.02391 GB/s");
 }
+
+TEST_CASE("fleet report: a fleet that could not run says why and who never joined",
+          "[validate][fleet]") {
+  const auto r = fleet_not_run("timed out after 3 s waiting for rank 2 to join the fleet",
+                               {"gpu-a", "gpu-b", std::nullopt}, 3);
+  CHECK(r.missing == std::vector<int>{2});
+  const auto j = fleet_json(r);
+  CHECK(j["verdict"] == "could not run");
+  CHECK(j["reason"] == "timed out after 3 s waiting for rank 2 to join the fleet");
+  CHECK(j["joined"] ==
+        nlohmann::json::parse(R"([{"rank": 0, "node": "gpu-a"}, {"rank": 1, "node": "gpu-b"}])"));
+  CHECK(j["missing"] == nlohmann::json::array({2}));
+  CHECK(j["pairs"].empty());
+  CHECK(j["culprits"].empty());
+  CHECK(fleet_not_run_text(r) ==
+        "timed out after 3 s waiting for rank 2 to join the fleet; joined: rank 0 (gpu-a), rank 1 "
+        "(gpu-b); never joined: rank 2");
+  const std::string junit = fleet_junit(r);
+  CHECK_THAT(junit, Catch::Contains("tests=\"1\" failures=\"0\" errors=\"1\""));
+  CHECK_THAT(junit, Catch::Contains("<error message=\"timed out after 3 s waiting for rank 2 to "
+                                    "join the fleet; joined: rank 0 (gpu-a), rank 1 (gpu-b); "
+                                    "never joined: rank 2\"/>"));
+  CHECK(fleet_node_patches(r).empty());  // nobody's fault that rank 0 can name
+  // Stopped before the rendezvous opened (bad settings): the reason alone.
+  const auto early = fleet_not_run("--mode is pairwise or bisect, not 'x'", {}, 0);
+  CHECK(fleet_json(early)["verdict"] == "could not run");
+  CHECK(fleet_json(early)["joined"].empty());
+  CHECK(fleet_not_run_text(early) == "--mode is pairwise or bisect, not 'x'");
+}
+
+TEST_CASE("fleet report: a fleet that ran has no reason and nobody missing", "[validate][fleet]") {
+  const auto j = fleet_json(three_nodes());
+  CHECK(j["reason"].is_null());
+  CHECK(j["missing"].empty());
+  CHECK(j["joined"].size() == 3);
+  CHECK_THAT(fleet_junit(three_nodes()), Catch::Contains("failures=\"1\" errors=\"0\""));
+}
