@@ -10,11 +10,8 @@
 set -euo pipefail
 bin=$1
 here=$(cd "$(dirname "$0")" && pwd)
-work=$(mktemp -d)
 . "$here/simfleet.sh"
-cleanup() { fleet_down; rm -rf "$work"; }
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; cat "$work/rank0.out" >&2 || true; exit 1; }
+fleet_test
 
 timeout_s=3
 opts=(-s 256K -n 3 -w 1 -c 0 --timeout "$timeout_s")

@@ -18,6 +18,8 @@
 #   fleet_run BIN OUTDIR ARGS...      one railyard-validate fleet rank per node; rank 0's output
 #                                     in OUTDIR/rank0.out (the others: rankI.out); rank 0's status
 #   fleet_down                        remove everything (idempotent; call it from a trap)
+#   fleet_test                        for a test script: $work, a folder removed with the fleet
+#                                     on exit, and fail MSG (prints rank 0's output, exits 1)
 
 FLEET_PREFIX="rf$$"
 FLEET_NODES=0
@@ -140,4 +142,15 @@ fleet_down() {
     ip netns del "$ns" 2>/dev/null
   done
   return 0
+}
+
+fleet_test() {
+  work=$(mktemp -d)
+  trap 'fleet_down; rm -rf "$work"' EXIT
+}
+
+fail() {
+  echo "FAIL: $*" >&2
+  cat "$work/rank0.out" >&2 || true
+  exit 1
 }
