@@ -21,15 +21,28 @@ expect() {
   }
 }
 
-# killed_mid_run VICTIM PORT: rank VICTIM is killed 8 s into a long allreduce on both rails;
-# every other rank must fail, naming it, well within its 60 s timeout.
+# killed_mid_run VICTIM PORT: rank VICTIM is killed mid-run, a long allreduce on both rails under
+# way; every other rank must fail, naming it, well within its 60 s timeout. "Under way": the
+# victim's queue pairs are ready to send (RTS) on both rails, then 2 s more. (Killed at a fixed
+# 8 s after its start, a slow set-up under TCG once let it die before it had connected to rank 0,
+# and rank 0 rightly waited out its whole 60 s for that connection: 69 s in all.)
 killed_mid_run() {
   victim=$1
   args="--transport verbs --rank $LAB_NODE --world-size $WORLD --rendezvous 10.100.0.1:$2
     --timeout 60 allreduce --rails rxe0,rxe1 -b 1M -e 1M -n 100000 -w 0"
   if [ "$LAB_NODE" = "$victim" ]; then
     # shellcheck disable=SC2086 # $args is a list of flags
-    timeout -s KILL 8 "$BIN/railyard-bench" $args >/dev/null 2>&1 || true
+    "$BIN/railyard-bench" $args >/dev/null 2>&1 &
+    pid=$!
+    i=0
+    until [ "$(rdma res show qp 2>/dev/null | grep -cE "state RTS .*pid $pid( |\$)")" -ge 2 ]; do
+      i=$((i + 1))
+      [ "$i" -lt 1200 ] || { echo "rank $victim: no queue pair ready after 120 s" >&2; exit 1; }
+      sleep 0.1
+    done
+    sleep 2
+    kill -9 "$pid"
+    wait "$pid" 2>/dev/null || true
     echo "ok rank $victim killed mid-run"
     return
   fi
