@@ -9,9 +9,9 @@
 #include <iostream>
 #include <sstream>
 
-#include "nccl-tests-wrapper/fleet_run.h"
-#include "nccl-tests-wrapper/parse.h"
-#include "nccl-tests-wrapper/report.h"
+#include "nccl-tests-wrapper/fleet/run.h"
+#include "nccl-tests-wrapper/nccl/parse.h"
+#include "nccl-tests-wrapper/run/report.h"
 
 namespace v = railyard::validate;
 

@@ -1,4 +1,4 @@
-#include "sbr/ip.h"
+#include "net/ip.h"
 
 #include <arpa/inet.h>
 

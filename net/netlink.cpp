@@ -1,4 +1,4 @@
-#include "sbr/netlink.h"
+#include "net/netlink.h"
 
 #include <netlink/errno.h>
 

@@ -13,7 +13,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "sbr/ip.h"
+#include "net/ip.h"
 
 namespace railyard::sbr {
 

@@ -1,4 +1,4 @@
-#include "sbr/netns.h"
+#include "net/netns.h"
 
 #include <fcntl.h>
 #include <sched.h>

@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <set>
 
-#include "sbr/netlink.h"
+#include "net/netlink.h"
 
 namespace railyard::sbr {
 

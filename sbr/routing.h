@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "sbr/ip.h"
+#include "net/ip.h"
 
 namespace railyard::sbr {
 

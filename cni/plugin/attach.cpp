@@ -16,7 +16,7 @@
 #include "cni/plugin/state.h"
 #include "cni/plugin/vf.h"
 #include "cni/protocol/error.h"
-#include "sbr/netns.h"
+#include "net/netns.h"
 #include "sbr/routing.h"
 #include "topology/discover.h"
 

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "cni/protocol/result.h"
-#include "sbr/ip.h"
-#include "sbr/netlink.h"
+#include "net/ip.h"
+#include "net/netlink.h"
 
 namespace railyard::cni {
 

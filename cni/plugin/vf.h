@@ -5,7 +5,7 @@
 #include <string>
 
 #include "cni/plugin/config.h"
-#include "sbr/netlink.h"
+#include "net/netlink.h"
 
 namespace railyard::cni {
 

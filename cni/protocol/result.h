@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "sbr/ip.h"
+#include "net/ip.h"
 
 namespace railyard::cni {
 

@@ -1,4 +1,4 @@
-#include "nccl-tests-wrapper/counters.h"
+#include "nccl-tests-wrapper/checks/counters.h"
 
 #include <algorithm>
 #include <cstdint>

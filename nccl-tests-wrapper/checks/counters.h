@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "nccl-tests-wrapper/finding.h"
+#include "nccl-tests-wrapper/checks/finding.h"
 #include "topology/sysfs.h"
 
 namespace railyard::validate {

@@ -1,4 +1,4 @@
-#include "nccl-tests-wrapper/dcb.h"
+#include "nccl-tests-wrapper/checks/dcb.h"
 
 #include <linux/dcbnl.h>
 #include <linux/rtnetlink.h>

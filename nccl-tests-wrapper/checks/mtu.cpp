@@ -1,4 +1,4 @@
-#include "nccl-tests-wrapper/mtu.h"
+#include "nccl-tests-wrapper/checks/mtu.h"
 
 #include <infiniband/verbs.h>
 

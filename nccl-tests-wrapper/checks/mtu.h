@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "nccl-tests-wrapper/finding.h"
+#include "nccl-tests-wrapper/checks/finding.h"
 
 namespace railyard::validate {
 

@@ -1,4 +1,4 @@
-#include "nccl-tests-wrapper/pcie_acs.h"
+#include "nccl-tests-wrapper/checks/pcie_acs.h"
 
 #include <fstream>
 #include <iterator>

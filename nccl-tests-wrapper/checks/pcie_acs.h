@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "nccl-tests-wrapper/finding.h"
+#include "nccl-tests-wrapper/checks/finding.h"
 #include "topology/pci.h"
 
 namespace railyard::validate {

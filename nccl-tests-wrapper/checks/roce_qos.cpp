@@ -1,4 +1,4 @@
-#include "nccl-tests-wrapper/roce_qos.h"
+#include "nccl-tests-wrapper/checks/roce_qos.h"
 
 #include <linux/dcbnl.h>
 

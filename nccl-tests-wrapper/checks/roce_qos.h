@@ -7,8 +7,8 @@
 #include <optional>
 #include <string>
 
-#include "nccl-tests-wrapper/dcb.h"
-#include "nccl-tests-wrapper/finding.h"
+#include "nccl-tests-wrapper/checks/dcb.h"
+#include "nccl-tests-wrapper/checks/finding.h"
 #include "topology/sysfs.h"
 
 namespace railyard::validate {

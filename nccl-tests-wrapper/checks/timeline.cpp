@@ -1,4 +1,4 @@
-#include "nccl-tests-wrapper/timeline.h"
+#include "nccl-tests-wrapper/checks/timeline.h"
 
 #include <cstdio>
 #include <optional>

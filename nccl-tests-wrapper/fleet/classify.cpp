@@ -1,4 +1,4 @@
-#include "nccl-tests-wrapper/fleet_classify.h"
+#include "nccl-tests-wrapper/fleet/classify.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "nccl-tests-wrapper/fleet_control.h"
+#include "nccl-tests-wrapper/fleet/control.h"
 
 #include <cstdint>
 

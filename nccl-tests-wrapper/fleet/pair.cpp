@@ -1,4 +1,4 @@
-#include "nccl-tests-wrapper/fleet_pair.h"
+#include "nccl-tests-wrapper/fleet/pair.h"
 
 #include <algorithm>
 #include <thread>

@@ -1,4 +1,4 @@
-#include "nccl-tests-wrapper/fleet_probe.h"
+#include "nccl-tests-wrapper/fleet/probe.h"
 
 #include <arpa/inet.h>
 #include <linux/if_packet.h>

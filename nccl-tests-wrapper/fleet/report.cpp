@@ -1,4 +1,4 @@
-#include "nccl-tests-wrapper/fleet_report.h"
+#include "nccl-tests-wrapper/fleet/report.h"
 
 #include <algorithm>
 #include <cstdio>

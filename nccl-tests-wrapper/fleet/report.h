@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "nccl-tests-wrapper/fleet_classify.h"
+#include "nccl-tests-wrapper/fleet/classify.h"
 
 namespace railyard::validate {
 

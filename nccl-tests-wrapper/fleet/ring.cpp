@@ -1,4 +1,4 @@
-#include "nccl-tests-wrapper/fleet_ring.h"
+#include "nccl-tests-wrapper/fleet/ring.h"
 
 #include <cstring>
 

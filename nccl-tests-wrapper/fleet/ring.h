@@ -1,14 +1,14 @@
 // railyard-validate fleet's fast path: a group of ranks runs railyard-bench's ring allreduce,
 // striped over every rail, and the group's first member reports each rail's bus bandwidth. A
 // ring is as fast as its slowest link, so comparing two halves of a fleet tells which half holds
-// a straggler (fleet_run.h bisects with it).
+// a straggler (run.h bisects with it).
 #pragma once
 
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "nccl-tests-wrapper/fleet_pair.h"
+#include "nccl-tests-wrapper/fleet/pair.h"
 #include "rdma/bootstrap.h"
 
 namespace railyard::validate {

@@ -1,4 +1,4 @@
-#include "nccl-tests-wrapper/fleet_run.h"
+#include "nccl-tests-wrapper/fleet/run.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -7,11 +7,11 @@
 #include <ostream>
 #include <thread>
 
-#include "nccl-tests-wrapper/fleet_control.h"
-#include "nccl-tests-wrapper/fleet_pair.h"
-#include "nccl-tests-wrapper/fleet_probe.h"
-#include "nccl-tests-wrapper/fleet_ring.h"
-#include "nccl-tests-wrapper/fleet_schedule.h"
+#include "nccl-tests-wrapper/fleet/control.h"
+#include "nccl-tests-wrapper/fleet/pair.h"
+#include "nccl-tests-wrapper/fleet/probe.h"
+#include "nccl-tests-wrapper/fleet/ring.h"
+#include "nccl-tests-wrapper/fleet/schedule.h"
 #include "rdma/launch.h"
 
 namespace railyard::validate {
@@ -28,7 +28,7 @@ void serve(const FleetSettings& s, const rdma::Launch& launch, const FleetRails&
   const rdma::Endpoint rv = rdma::Endpoint::parse(launch.rendezvous);
   const std::string coordinator = "rank 0 (rendezvous " + rv.to_string() + ")";
   rdma::Socket c = rdma::Socket::connect_to(rv, "", timeout, coordinator);
-  // Each rail NIC's MAC: an ARP probe's answer names the NIC by it (fleet_probe.h).
+  // Each rail NIC's MAC: an ARP probe's answer names the NIC by it (probe.h).
   std::vector<std::string> macs;
   for (const auto& a : rails.addresses) macs.push_back(mac_address(rdma::netdev_holding(a).name));
   send_message(c,

@@ -3,14 +3,14 @@
 // pairs at once, every rail of a pair at once;
 // rounds holding a suspect are run again (noise on a busy machine passes, a fault stays); a NIC
 // silent or slow with every peer is asked, over ARP, which leaf it hears; then the matrix is
-// classified (fleet_classify.h). Every rank serves rank 0 until told to stop.
+// classified (classify.h). Every rank serves rank 0 until told to stop.
 #pragma once
 
 #include <iosfwd>
 #include <optional>
 #include <string>
 
-#include "nccl-tests-wrapper/fleet_report.h"
+#include "nccl-tests-wrapper/fleet/report.h"
 #include "rdma/bench/options.h"
 
 namespace railyard::validate {

@@ -1,4 +1,4 @@
-#include "nccl-tests-wrapper/fleet_schedule.h"
+#include "nccl-tests-wrapper/fleet/schedule.h"
 
 #include <algorithm>
 #include <stdexcept>

@@ -1,4 +1,4 @@
-#include "nccl-tests-wrapper/nccl_log.h"
+#include "nccl-tests-wrapper/nccl/nccl_log.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "nccl-tests-wrapper/finding.h"
+#include "nccl-tests-wrapper/checks/finding.h"
 
 namespace railyard::validate {
 

@@ -1,4 +1,4 @@
-#include "nccl-tests-wrapper/parse.h"
+#include "nccl-tests-wrapper/nccl/parse.h"
 
 #include <cstdlib>
 #include <regex>

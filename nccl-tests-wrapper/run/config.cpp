@@ -1,4 +1,4 @@
-#include "nccl-tests-wrapper/config.h"
+#include "nccl-tests-wrapper/run/config.h"
 
 #include <fstream>
 

@@ -1,4 +1,4 @@
-#include "nccl-tests-wrapper/report.h"
+#include "nccl-tests-wrapper/run/report.h"
 
 #include <cstdio>
 #include <map>

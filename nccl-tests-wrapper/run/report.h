@@ -7,7 +7,7 @@
 #include <ostream>
 #include <string>
 
-#include "nccl-tests-wrapper/validate.h"
+#include "nccl-tests-wrapper/run/validate.h"
 
 namespace railyard::validate {
 

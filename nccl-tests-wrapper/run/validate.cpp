@@ -1,14 +1,14 @@
-#include "nccl-tests-wrapper/validate.h"
+#include "nccl-tests-wrapper/run/validate.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 
 #include "common/process.h"
-#include "nccl-tests-wrapper/counters.h"
-#include "nccl-tests-wrapper/mtu.h"
-#include "nccl-tests-wrapper/pcie_acs.h"
-#include "nccl-tests-wrapper/roce_qos.h"
+#include "nccl-tests-wrapper/checks/counters.h"
+#include "nccl-tests-wrapper/checks/mtu.h"
+#include "nccl-tests-wrapper/checks/pcie_acs.h"
+#include "nccl-tests-wrapper/checks/roce_qos.h"
 #include "topology/discover.h"
 
 namespace railyard::validate {

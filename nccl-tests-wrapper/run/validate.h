@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "nccl-tests-wrapper/config.h"
-#include "nccl-tests-wrapper/finding.h"
-#include "nccl-tests-wrapper/nccl_log.h"
-#include "nccl-tests-wrapper/parse.h"
-#include "nccl-tests-wrapper/timeline.h"
+#include "nccl-tests-wrapper/checks/finding.h"
+#include "nccl-tests-wrapper/checks/timeline.h"
+#include "nccl-tests-wrapper/nccl/nccl_log.h"
+#include "nccl-tests-wrapper/nccl/parse.h"
+#include "nccl-tests-wrapper/run/config.h"
 
 namespace railyard::validate {
 

@@ -9,7 +9,7 @@
 
 #include "cni/protocol/error.h"
 #include "cni/protocol/plugin.h"
-#include "sbr/netns.h"
+#include "net/netns.h"
 #include "sbr/plugin/config.h"
 #include "sbr/plugin/rail.h"
 

@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "nccl-tests-wrapper/parse.h"
+#include "nccl-tests-wrapper/nccl/parse.h"
 #include "rdma/launch.h"
 #include "rdma/socket.h"
 #include "test/support/run.h"

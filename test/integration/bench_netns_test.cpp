@@ -6,7 +6,7 @@
 #include <memory>
 #include <thread>
 
-#include "nccl-tests-wrapper/parse.h"
+#include "nccl-tests-wrapper/nccl/parse.h"
 #include "test/support/netns.h"
 #include "test/support/run.h"
 

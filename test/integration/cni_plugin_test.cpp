@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "cni/plugin/rdma_netns.h"
-#include "sbr/ip.h"
+#include "net/ip.h"
 #include "test/support/cni_rig.h"
 
 using namespace railyard::testing;

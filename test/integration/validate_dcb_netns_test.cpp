@@ -2,9 +2,9 @@
 // like the lab VMs' e1000e) the kernel answers EOPNOTSUPP, and the check says unknown.
 #include <catch2/catch.hpp>
 
-#include "nccl-tests-wrapper/dcb.h"
-#include "nccl-tests-wrapper/roce_qos.h"
-#include "sbr/netns.h"
+#include "nccl-tests-wrapper/checks/dcb.h"
+#include "nccl-tests-wrapper/checks/roce_qos.h"
+#include "net/netns.h"
 #include "test/support/netns.h"
 
 using namespace railyard;

@@ -12,7 +12,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "sbr/netns.h"
+#include "net/netns.h"
 #include "test/support/run.h"
 
 namespace railyard::testing {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "sbr/ip.h"
+#include "net/ip.h"
 
 namespace railyard::testing {
 

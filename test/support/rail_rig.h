@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "sbr/ip.h"
+#include "net/ip.h"
 #include "test/support/netns.h"
 #include "test/support/run.h"
 

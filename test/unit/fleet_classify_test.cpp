@@ -1,10 +1,10 @@
 // The fleet verdict on synthetic matrices: a healthy fleet with noise names nothing; each
 // injected fault is named exactly, and nothing else.
-#include "nccl-tests-wrapper/fleet_classify.h"
-
 #include <catch2/catch.hpp>
 #include <functional>
 #include <random>
+
+#include "nccl-tests-wrapper/fleet/classify.h"
 
 using namespace railyard::validate;
 

@@ -1,16 +1,15 @@
 // railyard-validate fleet's moving parts over loopback: the control messages, a pair test, a
 // whole 3-rank fleet in threads, and the bits of the ARP probe that need no second node (the
 // probe itself runs on the simulated fleet, test/fleet/fleet_sim_test.sh).
-#include "nccl-tests-wrapper/fleet_control.h"
-
 #include <catch2/catch.hpp>
 #include <sstream>
 #include <thread>
 
-#include "nccl-tests-wrapper/fleet_classify.h"
-#include "nccl-tests-wrapper/fleet_pair.h"
-#include "nccl-tests-wrapper/fleet_probe.h"
-#include "nccl-tests-wrapper/fleet_run.h"
+#include "nccl-tests-wrapper/fleet/classify.h"
+#include "nccl-tests-wrapper/fleet/control.h"
+#include "nccl-tests-wrapper/fleet/pair.h"
+#include "nccl-tests-wrapper/fleet/probe.h"
+#include "nccl-tests-wrapper/fleet/run.h"
 #include "rdma/socket.h"
 
 using namespace railyard;

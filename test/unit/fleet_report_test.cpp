@@ -1,8 +1,8 @@
 // The fleet report: JSON in DESIGN's shape, a heatmap cell per pair, JUnit, and node patches
 // that label the culprits' nodes and taint only where a NIC or node fails.
-#include "nccl-tests-wrapper/fleet_report.h"
-
 #include <catch2/catch.hpp>
+
+#include "nccl-tests-wrapper/fleet/report.h"
 
 using namespace railyard::validate;
 

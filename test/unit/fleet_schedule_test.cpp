@@ -1,10 +1,10 @@
 // The fleet's round-robin: every pair exactly once, disjoint within a round, N-1 rounds for an
 // even fleet (the bound) and N for an odd one.
-#include "nccl-tests-wrapper/fleet_schedule.h"
-
 #include <catch2/catch.hpp>
 #include <map>
 #include <set>
+
+#include "nccl-tests-wrapper/fleet/schedule.h"
 
 using namespace railyard::validate;
 

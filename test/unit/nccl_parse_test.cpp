@@ -4,7 +4,7 @@
 #include <functional>
 #include <sstream>
 
-#include "nccl-tests-wrapper/parse.h"
+#include "nccl-tests-wrapper/nccl/parse.h"
 
 using namespace railyard::validate;
 

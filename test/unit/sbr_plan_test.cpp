@@ -2,7 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "cni/protocol/error.h"
-#include "sbr/ip.h"
+#include "net/ip.h"
 #include "sbr/plugin/config.h"
 #include "sbr/routing.h"
 

@@ -11,12 +11,12 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "nccl-tests-wrapper/counters.h"
-#include "nccl-tests-wrapper/mtu.h"
-#include "nccl-tests-wrapper/nccl_log.h"
-#include "nccl-tests-wrapper/pcie_acs.h"
-#include "nccl-tests-wrapper/roce_qos.h"
-#include "nccl-tests-wrapper/timeline.h"
+#include "nccl-tests-wrapper/checks/counters.h"
+#include "nccl-tests-wrapper/checks/mtu.h"
+#include "nccl-tests-wrapper/checks/pcie_acs.h"
+#include "nccl-tests-wrapper/checks/roce_qos.h"
+#include "nccl-tests-wrapper/checks/timeline.h"
+#include "nccl-tests-wrapper/nccl/nccl_log.h"
 #include "test/fixturegen/fixture.h"
 #include "test/support/temp_dir.h"
 #include "topology/discover.h"
