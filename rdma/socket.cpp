@@ -197,8 +197,9 @@ Socket Socket::connect_to(const Endpoint& to, const std::string& from,
       const RailNetdev dev = bind_to_rail(s.fd_, from, 0);
       via = " from " + dev.name + " (" + from + ")";
       if (!dev.up)  // its routes are gone: nothing can leave by this rail
-        throw NetError("cannot reach " + who + via + ": " + dev.name +
-                       " is down (no link or administratively down)");
+        throw NetError("cannot reach " + who + via + ": " + dev.name + " is down");
+      // No carrier may be a link still coming up (a pod's rail a moment after CNI ADD): tried
+      // until the deadline like any peer that does not answer yet.
     }
     const int err = connect_once(s.fd_, *dst, deadline);
     if (err == 0) {
@@ -208,10 +209,13 @@ Socket Socket::connect_to(const Endpoint& to, const std::string& from,
       return s;
     }
     if (std::chrono::steady_clock::now() >= deadline) {
-      const std::string why = err == ETIMEDOUT
-                                  ? "no answer within " + seconds(timeout) +
-                                        " (SYNs dropped, or the peer unreachable on this rail)"
-                                  : std::strerror(err);
+      std::string why = err == ETIMEDOUT
+                            ? "no answer within " + seconds(timeout) +
+                                  " (SYNs dropped, or the peer unreachable on this rail)"
+                            : std::strerror(err);
+      if (!from.empty())
+        if (const RailNetdev dev = netdev_holding(from); !dev.carrier)
+          why += "; " + dev.name + " has no link (no carrier)";
       throw NetError("cannot connect to " + who + via + ": " + why);
     }
     // The peer may not listen yet, or its address not be resolved over ARP: back off (bounded)
@@ -279,7 +283,7 @@ std::optional<Ipv4Address> first_ipv4(Match match) {
 RailNetdev netdev_holding(const std::string& address) {
   const auto a = first_ipv4([&](const Ipv4Address& x) { return x.address == address; });
   if (!a) throw NetError("no interface here has the rail address " + address);
-  return {a->netdev, (a->flags & IFF_UP) && (a->flags & IFF_RUNNING)};
+  return {a->netdev, (a->flags & IFF_UP) != 0, (a->flags & IFF_RUNNING) != 0};
 }
 
 std::string rail_address(const std::string& name) {

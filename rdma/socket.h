@@ -61,11 +61,12 @@ class Socket {
 // The first IPv4 address of a netdev, or the text itself when it already is an address.
 std::string rail_address(const std::string& netdev_or_address);
 
-// The netdev that holds an IPv4 address, and whether it is up with a carrier. Throws NetError
-// when no interface of this network namespace has it.
+// The netdev that holds an IPv4 address, whether it is up, and whether its link has a carrier.
+// Throws NetError when no interface of this network namespace has it.
 struct RailNetdev {
   std::string name;
-  bool up = false;  // IFF_UP and IFF_RUNNING: administratively up, and the link has a carrier
+  bool up = false;       // IFF_UP: administratively up
+  bool carrier = false;  // IFF_RUNNING: the kernel may say so up to a second after a link comes up
 };
 RailNetdev netdev_holding(const std::string& address);
 

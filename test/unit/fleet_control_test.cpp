@@ -152,6 +152,7 @@ TEST_CASE("fleet probe: a rail address names its netdev and MAC, and a bad netde
   const auto lo = rdma::netdev_holding("127.0.0.1");
   CHECK(lo.name == "lo");
   CHECK(lo.up);
+  CHECK(lo.carrier);
   CHECK(mac_address("lo") == "00:00:00:00:00:00");
   CHECK_THROWS_WITH(rdma::netdev_holding("198.51.100.254"), Catch::Contains("198.51.100.254"));
   CHECK_THROWS_WITH(mac_address("nosuchnetdev0"), Catch::Contains("nosuchnetdev0"));
