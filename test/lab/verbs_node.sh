@@ -24,8 +24,8 @@ expect() {
 # killed_mid_run VICTIM PORT: rank VICTIM is killed mid-run, a long allreduce on both rails under
 # way; every other rank must fail, naming it, well within its 60 s timeout. "Under way": the
 # victim's queue pairs are ready to send (RTS) on both rails, then 2 s more. (Killed at a fixed
-# 8 s after its start, a slow set-up under TCG once let it die before it had connected to rank 0,
-# and rank 0 rightly waited out its whole 60 s for that connection: 69 s in all.)
+# 8 s after its start, a slow set-up under TCG could let it die before it had connected, and a
+# neighbour would rightly wait out its whole timeout for that connection.)
 killed_mid_run() {
   victim=$1
   args="--transport verbs --rank $LAB_NODE --world-size $WORLD --rendezvous 10.100.0.1:$2
