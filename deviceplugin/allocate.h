@@ -12,7 +12,7 @@
 
 #include "deviceplugin/config.h"
 #include "deviceplugin/pools.h"
-#include "topology/node.h"
+#include "topology/model/node.h"
 
 namespace railyard::deviceplugin {
 

@@ -9,8 +9,8 @@
 //      {"resourceName": "rail", "kind": "vf", "perRail": true},
 //      {"resourceName": "storage", "kind": "pf", "selectors": {"linkTypes": ["ethernet"]}}]}
 //
-// kind "bundle": one GPU + its NIC function (topology/bundles.h), device ID = the NIC function's
-// PCI address; "vf": SR-IOV VFs; "pf": whole PFs. "perRail": one pool per rail, named
+// kind "bundle": one GPU + its NIC function (topology/bundles/bundles.h), device ID = the NIC
+// function's PCI address; "vf": SR-IOV VFs; "pf": whole PFs. "perRail": one pool per rail, named
 // <resourceName><k>. Without a file, or without resourceList, the default is the bundle pool
 // and per-rail VF pools (DESIGN.md).
 #pragma once
@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "topology/selectors.h"
+#include "topology/model/selectors.h"
 
 namespace railyard::deviceplugin {
 

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "deviceplugin/pools.h"
-#include "topology/node.h"
-#include "topology/sysfs.h"
+#include "topology/model/node.h"
+#include "topology/sysfs/sysfs.h"
 
 namespace railyard::deviceplugin {
 

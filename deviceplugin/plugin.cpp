@@ -22,7 +22,7 @@
 
 #include "common/fd.h"
 #include "deviceplugin/registration.h"
-#include "topology/discover.h"
+#include "topology/discover/discover.h"
 
 namespace railyard::deviceplugin {
 namespace {

@@ -27,7 +27,7 @@
 #include "deviceplugin/metrics.h"
 #include "deviceplugin/pools.h"
 #include "deviceplugin/server.h"
-#include "topology/sysfs.h"
+#include "topology/sysfs/sysfs.h"
 
 namespace railyard::deviceplugin {
 

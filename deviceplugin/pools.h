@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "deviceplugin/config.h"
-#include "topology/node.h"
+#include "topology/model/node.h"
 
 namespace railyard::deviceplugin {
 

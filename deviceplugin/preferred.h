@@ -10,7 +10,7 @@
 
 #include "deviceplugin/allocate.h"
 #include "deviceplugin/pools.h"
-#include "topology/node.h"
+#include "topology/model/node.h"
 
 namespace railyard::deviceplugin {
 

@@ -2,9 +2,9 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
-#include "topology/discover.h"
-#include "topology/json.h"
-#include "topology/render.h"
+#include "topology/discover/discover.h"
+#include "topology/render/json.h"
+#include "topology/render/render.h"
 
 namespace topo = railyard::topology;
 

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "topology/discover.h"
+#include "topology/discover/discover.h"
 
 namespace topo = railyard::topology;
 

@@ -18,7 +18,7 @@
 #include "cni/protocol/error.h"
 #include "net/netns.h"
 #include "sbr/routing.h"
-#include "topology/discover.h"
+#include "topology/discover/discover.h"
 
 namespace railyard::cni {
 namespace {

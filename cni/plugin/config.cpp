@@ -1,7 +1,7 @@
 #include "cni/plugin/config.h"
 
 #include "cni/protocol/error.h"
-#include "topology/pci_address.h"
+#include "topology/sysfs/pci_address.h"
 
 namespace railyard::cni {
 namespace {

@@ -1,14 +1,14 @@
 #include "cni/plugin/device.h"
 
 #include "cni/protocol/error.h"
-#include "topology/resolve.h"
+#include "topology/discover/resolve.h"
 
 namespace railyard::cni {
 
 namespace topo = railyard::topology;
 
 // Only the touched function and the PFs that decide its rail are read, never the node's VFs:
-// this runs once per attachment, eight times per pod (topology/resolve.h).
+// this runs once per attachment, eight times per pod (topology/discover/resolve.h).
 Device resolve_device(const NetConf& conf) {
   const topo::Sysfs sysfs(topo::sysfs_root_from(""));
   std::optional<topo::ResolvedFunction> fn;

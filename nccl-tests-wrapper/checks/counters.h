@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "nccl-tests-wrapper/checks/finding.h"
-#include "topology/sysfs.h"
+#include "topology/sysfs/sysfs.h"
 
 namespace railyard::validate {
 

@@ -2,7 +2,7 @@
 
 #include <infiniband/verbs.h>
 
-#include "rdma/verbs_choice.h"
+#include "rdma/transport/verbs_choice.h"
 
 namespace railyard::validate {
 

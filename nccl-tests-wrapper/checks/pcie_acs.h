@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "nccl-tests-wrapper/checks/finding.h"
-#include "topology/pci.h"
+#include "topology/sysfs/pci.h"
 
 namespace railyard::validate {
 

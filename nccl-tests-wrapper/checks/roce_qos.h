@@ -9,7 +9,7 @@
 
 #include "nccl-tests-wrapper/checks/dcb.h"
 #include "nccl-tests-wrapper/checks/finding.h"
-#include "topology/sysfs.h"
+#include "topology/sysfs/sysfs.h"
 
 namespace railyard::validate {
 

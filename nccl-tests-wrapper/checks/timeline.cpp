@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <optional>
 
-#include "rdma/plot.h"
+#include "rdma/run/plot.h"
 
 namespace railyard::validate {
 namespace {

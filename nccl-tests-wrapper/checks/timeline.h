@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "topology/sysfs.h"
+#include "topology/sysfs/sysfs.h"
 
 namespace railyard::validate {
 

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "rdma/socket.h"
+#include "rdma/transport/socket.h"
 
 namespace railyard::validate {
 

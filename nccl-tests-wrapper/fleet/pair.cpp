@@ -4,8 +4,8 @@
 #include <thread>
 
 #include "rdma/bench/job.h"
-#include "rdma/p2p.h"
-#include "rdma/rails.h"
+#include "rdma/run/p2p.h"
+#include "rdma/run/rails.h"
 
 namespace railyard::validate {
 

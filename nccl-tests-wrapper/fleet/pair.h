@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "rdma/bench/options.h"
-#include "rdma/socket.h"
-#include "rdma/verbs_choice.h"
-#include "topology/sysfs.h"
+#include "rdma/transport/socket.h"
+#include "rdma/transport/verbs_choice.h"
+#include "topology/sysfs/sysfs.h"
 
 namespace railyard::validate {
 

@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "rdma/bench/job.h"
-#include "rdma/ring.h"
+#include "rdma/ring/ring.h"
 
 namespace railyard::validate {
 

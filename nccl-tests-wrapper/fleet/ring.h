@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "nccl-tests-wrapper/fleet/pair.h"
-#include "rdma/bootstrap.h"
+#include "rdma/run/bootstrap.h"
 
 namespace railyard::validate {
 

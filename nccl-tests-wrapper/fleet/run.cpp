@@ -12,7 +12,7 @@
 #include "nccl-tests-wrapper/fleet/probe.h"
 #include "nccl-tests-wrapper/fleet/ring.h"
 #include "nccl-tests-wrapper/fleet/schedule.h"
-#include "rdma/launch.h"
+#include "rdma/run/launch.h"
 
 namespace railyard::validate {
 namespace {

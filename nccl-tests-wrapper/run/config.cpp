@@ -2,7 +2,7 @@
 
 #include <fstream>
 
-#include "topology/path.h"
+#include "topology/model/path.h"
 
 namespace railyard::validate {
 namespace {

@@ -9,7 +9,7 @@
 #include "nccl-tests-wrapper/checks/mtu.h"
 #include "nccl-tests-wrapper/checks/pcie_acs.h"
 #include "nccl-tests-wrapper/checks/roce_qos.h"
-#include "topology/discover.h"
+#include "topology/discover/discover.h"
 
 namespace railyard::validate {
 namespace topo = railyard::topology;

@@ -8,9 +8,9 @@
 
 #include "rdma/bench/commands.h"
 #include "rdma/bench/job.h"
-#include "rdma/nccl_backend.h"
-#include "rdma/plot.h"
-#include "rdma/ring.h"
+#include "rdma/ring/nccl_backend.h"
+#include "rdma/ring/ring.h"
+#include "rdma/run/plot.h"
 
 // nccl-tests' all_reduce_perf, by our ring or by NCCL: out-of-place and in-place per size,
 // busbw = algbw * 2(n-1)/n, then each rail's busbw at the largest size.

@@ -1,9 +1,9 @@
 #include "rdma/bench/job.h"
 
-#include "rdma/cuda_memory.h"
-#include "rdma/rails.h"
-#include "rdma/tcp_link.h"
-#include "rdma/verbs_link.h"
+#include "rdma/memory/cuda_memory.h"
+#include "rdma/run/rails.h"
+#include "rdma/transport/tcp_link.h"
+#include "rdma/transport/verbs_link.h"
 
 namespace railyard::rdma::bench {
 

@@ -10,12 +10,12 @@
 #include <vector>
 
 #include "rdma/bench/options.h"
-#include "rdma/bootstrap.h"
-#include "rdma/launch.h"
-#include "rdma/link.h"
-#include "rdma/memory.h"
-#include "rdma/verbs_choice.h"
-#include "topology/sysfs.h"
+#include "rdma/memory/memory.h"
+#include "rdma/ring/link.h"
+#include "rdma/run/bootstrap.h"
+#include "rdma/run/launch.h"
+#include "rdma/transport/verbs_choice.h"
+#include "topology/sysfs/sysfs.h"
 
 namespace railyard::rdma::bench {
 

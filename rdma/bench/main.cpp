@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <string>
 
+#include "rdma/bench/build_info.h"
 #include "rdma/bench/commands.h"
-#include "rdma/build_info.h"
 
 using railyard::rdma::bench::Options;
 

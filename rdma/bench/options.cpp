@@ -8,7 +8,7 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "rdma/cuda_memory.h"
+#include "rdma/memory/cuda_memory.h"
 
 namespace railyard::rdma::bench {
 

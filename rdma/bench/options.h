@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "rdma/reduce.h"
+#include "rdma/memory/reduce.h"
 
 namespace railyard::rdma::bench {
 

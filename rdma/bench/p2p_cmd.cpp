@@ -3,7 +3,7 @@
 
 #include "rdma/bench/commands.h"
 #include "rdma/bench/job.h"
-#include "rdma/p2p.h"
+#include "rdma/run/p2p.h"
 
 namespace railyard::rdma::bench {
 

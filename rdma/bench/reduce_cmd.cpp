@@ -3,9 +3,9 @@
 #include <nlohmann/json.hpp>
 
 #include "rdma/bench/commands.h"
-#include "rdma/cuda_memory.h"
-#include "rdma/memory.h"
-#include "rdma/plot.h"
+#include "rdma/memory/cuda_memory.h"
+#include "rdma/memory/memory.h"
+#include "rdma/run/plot.h"
 
 namespace railyard::rdma::bench {
 

@@ -1,4 +1,4 @@
-#include "rdma/cuda_memory.h"
+#include "rdma/memory/cuda_memory.h"
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "rdma/reduce_kernel.h"
+#include "rdma/memory/reduce_kernel.h"
 
 namespace railyard::rdma {
 namespace {

@@ -7,7 +7,7 @@
 
 #include <memory>
 
-#include "rdma/memory.h"
+#include "rdma/memory/memory.h"
 
 namespace railyard::rdma {
 

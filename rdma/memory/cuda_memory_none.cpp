@@ -1,7 +1,7 @@
 // cuda_memory.h where CMake found no CUDA: the flags stay, the answer is a clear error.
 #include <stdexcept>
 
-#include "rdma/cuda_memory.h"
+#include "rdma/memory/cuda_memory.h"
 
 namespace railyard::rdma {
 

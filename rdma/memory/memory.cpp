@@ -1,4 +1,4 @@
-#include "rdma/memory.h"
+#include "rdma/memory/memory.h"
 
 #include <sys/mman.h>
 

@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "rdma/reduce.h"
+#include "rdma/memory/reduce.h"
 
 namespace railyard::rdma {
 

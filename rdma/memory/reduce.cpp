@@ -1,4 +1,4 @@
-#include "rdma/reduce.h"
+#include "rdma/memory/reduce.h"
 
 #include <immintrin.h>
 

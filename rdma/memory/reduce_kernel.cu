@@ -1,7 +1,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
-#include "rdma/reduce_kernel.h"
+#include "rdma/memory/reduce_kernel.h"
 
 namespace railyard::rdma {
 namespace {

@@ -7,7 +7,7 @@
 
 #include <cstddef>
 
-#include "rdma/reduce.h"
+#include "rdma/memory/reduce.h"
 
 namespace railyard::rdma {
 

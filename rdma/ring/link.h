@@ -1,6 +1,6 @@
 // One rail of the ring as a rank sees it: a way to send to the next rank and, at the same time,
-// receive from the previous one. TCP (tcp_link.h) and verbs RC (verbs/link.h) implement it; the
-// ring algorithm (ring.h) is written once, over it.
+// receive from the previous one. TCP (transport/tcp_link.h) and verbs RC (transport/verbs_link.h)
+// implement it; the ring algorithm (ring.h) is written once, over it.
 #pragma once
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-#include "rdma/nccl_backend.h"
+#include "rdma/ring/nccl_backend.h"
 
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>

@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "rdma/collective.h"
+#include "rdma/ring/collective.h"
 
 namespace railyard::rdma {
 

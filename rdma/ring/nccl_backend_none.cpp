@@ -1,7 +1,7 @@
 // nccl_backend.h where CMake found no NCCL.
 #include <stdexcept>
 
-#include "rdma/nccl_backend.h"
+#include "rdma/ring/nccl_backend.h"
 
 namespace railyard::rdma {
 

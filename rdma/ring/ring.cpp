@@ -1,10 +1,10 @@
-#include "rdma/ring.h"
+#include "rdma/ring/ring.h"
 
 #include <chrono>
 #include <exception>
 #include <thread>
 
-#include "rdma/schedule.h"
+#include "rdma/ring/schedule.h"
 
 namespace railyard::rdma {
 

@@ -8,10 +8,10 @@
 #include <memory>
 #include <vector>
 
-#include "rdma/collective.h"
-#include "rdma/link.h"
-#include "rdma/memory.h"
-#include "rdma/reduce.h"
+#include "rdma/memory/memory.h"
+#include "rdma/memory/reduce.h"
+#include "rdma/ring/collective.h"
+#include "rdma/ring/link.h"
 
 namespace railyard::rdma {
 

@@ -1,4 +1,4 @@
-#include "rdma/schedule.h"
+#include "rdma/ring/schedule.h"
 
 #include <algorithm>
 #include <stdexcept>

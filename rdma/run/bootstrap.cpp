@@ -1,4 +1,4 @@
-#include "rdma/bootstrap.h"
+#include "rdma/run/bootstrap.h"
 
 #include <cstdint>
 #include <set>

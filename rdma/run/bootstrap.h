@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "rdma/socket.h"
+#include "rdma/transport/socket.h"
 
 namespace railyard::rdma {
 

@@ -1,4 +1,4 @@
-#include "rdma/launch.h"
+#include "rdma/run/launch.h"
 
 namespace railyard::rdma {
 

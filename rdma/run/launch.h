@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "rdma/socket.h"
+#include "rdma/transport/socket.h"
 
 namespace railyard::rdma {
 

@@ -1,4 +1,4 @@
-#include "rdma/p2p.h"
+#include "rdma/run/p2p.h"
 
 #include <algorithm>
 #include <chrono>

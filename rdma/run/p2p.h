@@ -7,8 +7,8 @@
 #include <memory>
 #include <vector>
 
-#include "rdma/link.h"
-#include "rdma/memory.h"
+#include "rdma/memory/memory.h"
+#include "rdma/ring/link.h"
 
 namespace railyard::rdma {
 

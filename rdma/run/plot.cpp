@@ -1,4 +1,4 @@
-#include "rdma/plot.h"
+#include "rdma/run/plot.h"
 
 #include <algorithm>
 #include <cmath>

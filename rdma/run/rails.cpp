@@ -1,11 +1,11 @@
-#include "rdma/rails.h"
+#include "rdma/run/rails.h"
 
 #include <cstdlib>
 #include <stdexcept>
 #include <system_error>
 
-#include "rdma/socket.h"
-#include "topology/rdma.h"
+#include "rdma/transport/socket.h"
+#include "topology/sysfs/rdma.h"
 
 namespace railyard::rdma {
 

@@ -1,4 +1,4 @@
-#include "rdma/socket.h"
+#include "rdma/transport/socket.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>

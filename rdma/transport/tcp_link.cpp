@@ -1,4 +1,4 @@
-#include "rdma/tcp_link.h"
+#include "rdma/transport/tcp_link.h"
 
 #include <poll.h>
 #include <sys/socket.h>
@@ -8,7 +8,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "rdma/schedule.h"
+#include "rdma/ring/schedule.h"
 
 namespace railyard::rdma {
 namespace {

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "rdma/link.h"
-#include "rdma/memory.h"
-#include "rdma/socket.h"
+#include "rdma/memory/memory.h"
+#include "rdma/ring/link.h"
+#include "rdma/transport/socket.h"
 
 namespace railyard::rdma {
 

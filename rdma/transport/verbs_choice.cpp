@@ -1,4 +1,4 @@
-#include "rdma/verbs_choice.h"
+#include "rdma/transport/verbs_choice.h"
 
 #include <arpa/inet.h>
 

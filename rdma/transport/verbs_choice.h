@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "topology/rdma.h"
+#include "topology/sysfs/rdma.h"
 
 namespace railyard::rdma {
 

@@ -1,4 +1,4 @@
-#include "rdma/verbs_link.h"
+#include "rdma/transport/verbs_link.h"
 
 #include <arpa/inet.h>
 #include <infiniband/verbs.h>
@@ -15,7 +15,7 @@
 #include <tuple>
 #include <vector>
 
-#include "rdma/schedule.h"
+#include "rdma/ring/schedule.h"
 
 namespace railyard::rdma {
 namespace {

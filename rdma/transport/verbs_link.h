@@ -14,10 +14,10 @@
 #include <memory>
 #include <string>
 
-#include "rdma/link.h"
-#include "rdma/memory.h"
-#include "rdma/socket.h"
-#include "rdma/verbs_choice.h"
+#include "rdma/memory/memory.h"
+#include "rdma/ring/link.h"
+#include "rdma/transport/socket.h"
+#include "rdma/transport/verbs_choice.h"
 
 namespace railyard::rdma {
 

@@ -1,7 +1,7 @@
 #include "sbr/plugin/rail.h"
 
 #include "cni/protocol/error.h"
-#include "topology/resolve.h"
+#include "topology/discover/resolve.h"
 
 namespace railyard::sbr {
 
@@ -13,7 +13,7 @@ std::optional<int> rail_of_device(const std::string& pci_address) {
   try {
     const topo::Sysfs sysfs(topo::sysfs_root_from(""));
     const bool named = std::getenv("RAILYARD_RAILS_FILE") != nullptr;
-    // The PFs decide the rail; the node's VFs are never read (topology/resolve.h).
+    // The PFs decide the rail; the node's VFs are never read (topology/discover/resolve.h).
     const auto fn = topo::resolve_function(
         sysfs, topo::load_rails_config(topo::rails_file_from(""), named), *addr);
     if (!fn || fn->rail < 0) return std::nullopt;

@@ -13,7 +13,7 @@
 #include "cni/protocol/error.h"
 #include "cni/protocol/result.h"
 #include "sbr/plugin/config.h"
-#include "topology/rails.h"
+#include "topology/model/rails.h"
 
 using namespace railyard;
 

@@ -13,8 +13,8 @@
 #include <thread>
 
 #include "nccl-tests-wrapper/nccl/parse.h"
-#include "rdma/launch.h"
-#include "rdma/socket.h"
+#include "rdma/run/launch.h"
+#include "rdma/transport/socket.h"
 #include "test/support/run.h"
 #include "test/support/temp_dir.h"
 

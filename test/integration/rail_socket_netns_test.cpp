@@ -1,11 +1,11 @@
-// Rail sockets between namespaces (rdma/socket.h): bound to their NIC, they fail on that rail,
-// naming it: at once when the NIC is administratively down, at the timeout when its link has no
-// carrier (which may be a link still coming up: a pod's rail a moment after CNI ADD).
+// Rail sockets between namespaces (rdma/transport/socket.h): bound to their NIC, they fail on that
+// rail, naming it: at once when the NIC is administratively down, at the timeout when its link has
+// no carrier (which may be a link still coming up: a pod's rail a moment after CNI ADD).
 #include <catch2/catch.hpp>
 #include <chrono>
 
 #include "net/netns.h"
-#include "rdma/socket.h"
+#include "rdma/transport/socket.h"
 #include "test/support/netns.h"
 
 using namespace railyard;

@@ -3,7 +3,7 @@
 #include <fstream>
 
 #include "test/fixturegen/fixture.h"
-#include "topology/discover.h"
+#include "topology/discover/discover.h"
 
 namespace railyard::testing {
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "test/support/temp_dir.h"
-#include "topology/discover.h"
+#include "topology/discover/discover.h"
 
 namespace railyard::testing {
 

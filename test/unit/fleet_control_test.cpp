@@ -10,7 +10,7 @@
 #include "nccl-tests-wrapper/fleet/pair.h"
 #include "nccl-tests-wrapper/fleet/probe.h"
 #include "nccl-tests-wrapper/fleet/run.h"
-#include "rdma/socket.h"
+#include "rdma/transport/socket.h"
 
 using namespace railyard;
 using namespace railyard::validate;

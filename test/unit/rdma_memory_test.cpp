@@ -5,8 +5,8 @@
 #include <cstring>
 #include <thread>
 
-#include "rdma/memory.h"
-#include "rdma/tcp_link.h"
+#include "rdma/memory/memory.h"
+#include "rdma/transport/tcp_link.h"
 
 using namespace railyard::rdma;
 

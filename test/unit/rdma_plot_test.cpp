@@ -1,7 +1,7 @@
-// The SVG plot (rdma/plot.h): well-formed, one line per series, labels escaped.
+// The SVG plot (rdma/run/plot.h): well-formed, one line per series, labels escaped.
 #include <catch2/catch.hpp>
 
-#include "rdma/plot.h"
+#include "rdma/run/plot.h"
 
 using namespace railyard::rdma;
 

@@ -1,4 +1,4 @@
-// The CPU sums (rdma/reduce.h) against element-by-element references, bit for bit: the AVX2
+// The CPU sums (rdma/memory/reduce.h) against element-by-element references, bit for bit: the AVX2
 // paths for the half types must round exactly as the scalar ones, NaN and infinity included,
 // for lengths that leave a tail, in place and out of place.
 #include <catch2/catch.hpp>
@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "rdma/reduce.h"
+#include "rdma/memory/reduce.h"
 
 using namespace railyard::rdma;
 

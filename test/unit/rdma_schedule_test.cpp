@@ -1,10 +1,10 @@
-// The ring's arithmetic (rdma/schedule.h), checked by simulating it: every rank's steps, run
+// The ring's arithmetic (rdma/ring/schedule.h), checked by simulating it: every rank's steps, run
 // on plain vectors, must leave the full sum everywhere, for sizes that divide by nothing.
 #include <catch2/catch.hpp>
 #include <numeric>
 #include <vector>
 
-#include "rdma/schedule.h"
+#include "rdma/ring/schedule.h"
 
 using namespace railyard::rdma;
 

@@ -1,10 +1,10 @@
-// GID, MTU and registration choices for verbs rails (rdma/verbs_choice.h), on generated sysfs
-// fixtures shaped as a RoCE and an InfiniBand node show them.
+// GID, MTU and registration choices for verbs rails (rdma/transport/verbs_choice.h), on generated
+// sysfs fixtures shaped as a RoCE and an InfiniBand node show them.
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "rdma/verbs_choice.h"
+#include "rdma/transport/verbs_choice.h"
 #include "test/fixturegen/fixture.h"
 #include "test/support/temp_dir.h"
 

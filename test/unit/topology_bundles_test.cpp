@@ -1,8 +1,8 @@
 // Bundles on hand-built trees: the cases where a greedy choice goes wrong.
 #include <catch2/catch.hpp>
 
-#include "topology/assignment.h"
-#include "topology/bundles.h"
+#include "topology/bundles/assignment.h"
+#include "topology/bundles/bundles.h"
 
 using namespace railyard::topology;
 

@@ -1,11 +1,11 @@
 // Attribute parsers: every format the kernel has written, and garbage.
 #include <catch2/catch.hpp>
 
-#include "topology/parse.h"
-#include "topology/path.h"
-#include "topology/pci.h"
-#include "topology/pci_address.h"
-#include "topology/rdma.h"
+#include "topology/model/path.h"
+#include "topology/sysfs/parse.h"
+#include "topology/sysfs/pci.h"
+#include "topology/sysfs/pci_address.h"
+#include "topology/sysfs/rdma.h"
 
 using namespace railyard::topology;
 

@@ -3,7 +3,7 @@
 #include <fstream>
 
 #include "test/support/fixture_node.h"
-#include "topology/rails.h"
+#include "topology/model/rails.h"
 
 using namespace railyard::topology;
 using railyard::testing::GeneratedFixture;

@@ -5,8 +5,8 @@
 #include <filesystem>
 
 #include "test/support/fixture_node.h"
-#include "topology/discover.h"
-#include "topology/resolve.h"
+#include "topology/discover/discover.h"
+#include "topology/discover/resolve.h"
 
 using namespace railyard::topology;
 using railyard::testing::GeneratedFixture;

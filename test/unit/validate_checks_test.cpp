@@ -19,7 +19,7 @@
 #include "nccl-tests-wrapper/nccl/nccl_log.h"
 #include "test/fixturegen/fixture.h"
 #include "test/support/temp_dir.h"
-#include "topology/discover.h"
+#include "topology/discover/discover.h"
 
 using namespace railyard::validate;
 using nlohmann::json;

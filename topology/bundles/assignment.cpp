@@ -1,4 +1,4 @@
-#include "topology/assignment.h"
+#include "topology/bundles/assignment.h"
 
 #include <limits>
 #include <stdexcept>

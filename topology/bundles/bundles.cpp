@@ -1,8 +1,8 @@
-#include "topology/bundles.h"
+#include "topology/bundles/bundles.h"
 
 #include <cstdlib>
 
-#include "topology/assignment.h"
+#include "topology/bundles/assignment.h"
 
 namespace railyard::topology {
 

@@ -9,7 +9,7 @@
 
 #include <vector>
 
-#include "topology/node.h"
+#include "topology/model/node.h"
 
 namespace railyard::topology {
 

@@ -1,9 +1,9 @@
-#include "topology/discover.h"
+#include "topology/discover/discover.h"
 
 #include <algorithm>
 
-#include "topology/bundles.h"
-#include "topology/parse.h"
+#include "topology/bundles/bundles.h"
+#include "topology/sysfs/parse.h"
 
 namespace railyard::topology {
 namespace {

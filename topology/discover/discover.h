@@ -1,9 +1,9 @@
 // Builds the node model from sysfs under a root.
 #pragma once
 
-#include "topology/node.h"
-#include "topology/rails.h"
-#include "topology/sysfs.h"
+#include "topology/model/node.h"
+#include "topology/model/rails.h"
+#include "topology/sysfs/sysfs.h"
 
 namespace railyard::topology {
 

@@ -1,6 +1,6 @@
-#include "topology/resolve.h"
+#include "topology/discover/resolve.h"
 
-#include "topology/discover.h"
+#include "topology/discover/discover.h"
 
 namespace railyard::topology {
 

@@ -7,9 +7,9 @@
 #include <optional>
 #include <string>
 
-#include "topology/pci_address.h"
-#include "topology/rails.h"
-#include "topology/sysfs.h"
+#include "topology/model/rails.h"
+#include "topology/sysfs/pci_address.h"
+#include "topology/sysfs/sysfs.h"
 
 namespace railyard::topology {
 

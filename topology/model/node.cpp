@@ -1,4 +1,4 @@
-#include "topology/node.h"
+#include "topology/model/node.h"
 
 namespace railyard::topology {
 

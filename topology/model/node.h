@@ -1,15 +1,15 @@
 // The model of a GPU node that every railyard component shares: GPUs, RDMA NICs with their
-// VFs, rails and GPU<->NIC bundles. Build it with discover() (discover.h).
+// VFs, rails and GPU<->NIC bundles. Build it with discover() (discover/discover.h).
 #pragma once
 
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "topology/diagnostics.h"
-#include "topology/path.h"
-#include "topology/pci.h"
-#include "topology/rdma.h"
+#include "topology/model/path.h"
+#include "topology/sysfs/diagnostics.h"
+#include "topology/sysfs/pci.h"
+#include "topology/sysfs/rdma.h"
 
 namespace railyard::topology {
 

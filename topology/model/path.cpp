@@ -1,4 +1,4 @@
-#include "topology/path.h"
+#include "topology/model/path.h"
 
 #include <array>
 

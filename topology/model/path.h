@@ -19,7 +19,7 @@
 #include <optional>
 #include <string_view>
 
-#include "topology/pci.h"
+#include "topology/sysfs/pci.h"
 
 namespace railyard::topology {
 

@@ -1,4 +1,4 @@
-#include "topology/rails.h"
+#include "topology/model/rails.h"
 
 #include <algorithm>
 #include <cstdlib>

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "topology/node.h"
-#include "topology/selectors.h"
+#include "topology/model/node.h"
+#include "topology/model/selectors.h"
 
 namespace railyard::topology {
 

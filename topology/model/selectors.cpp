@@ -1,9 +1,9 @@
-#include "topology/selectors.h"
+#include "topology/model/selectors.h"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "topology/parse.h"
+#include "topology/sysfs/parse.h"
 
 namespace railyard::topology {
 namespace {

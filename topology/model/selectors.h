@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "topology/node.h"
+#include "topology/model/node.h"
 
 namespace railyard::topology {
 

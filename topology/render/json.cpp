@@ -1,4 +1,4 @@
-#include "topology/json.h"
+#include "topology/render/json.h"
 
 #include <cstdio>
 

@@ -1,4 +1,4 @@
-#include "topology/render.h"
+#include "topology/render/render.h"
 
 #include <cstdio>
 #include <string>

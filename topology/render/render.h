@@ -4,7 +4,7 @@
 
 #include <ostream>
 
-#include "topology/node.h"
+#include "topology/model/node.h"
 
 namespace railyard::topology {
 

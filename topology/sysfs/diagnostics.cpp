@@ -1,4 +1,4 @@
-#include "topology/diagnostics.h"
+#include "topology/sysfs/diagnostics.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "topology/parse.h"
+#include "topology/sysfs/parse.h"
 
 #include <charconv>
 

@@ -1,10 +1,10 @@
-#include "topology/pci.h"
+#include "topology/sysfs/pci.h"
 
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
 
-#include "topology/parse.h"
+#include "topology/sysfs/parse.h"
 
 namespace railyard::topology {
 

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "topology/diagnostics.h"
-#include "topology/pci_address.h"
-#include "topology/sysfs.h"
+#include "topology/sysfs/diagnostics.h"
+#include "topology/sysfs/pci_address.h"
+#include "topology/sysfs/sysfs.h"
 
 namespace railyard::topology {
 

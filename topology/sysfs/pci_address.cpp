@@ -1,4 +1,4 @@
-#include "topology/pci_address.h"
+#include "topology/sysfs/pci_address.h"
 
 #include <cstdio>
 

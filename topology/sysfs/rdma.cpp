@@ -1,8 +1,8 @@
-#include "topology/rdma.h"
+#include "topology/sysfs/rdma.h"
 
 #include <cstdlib>
 
-#include "topology/parse.h"
+#include "topology/sysfs/parse.h"
 
 namespace railyard::topology {
 

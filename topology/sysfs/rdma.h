@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "topology/diagnostics.h"
-#include "topology/sysfs.h"
+#include "topology/sysfs/diagnostics.h"
+#include "topology/sysfs/sysfs.h"
 
 namespace railyard::topology {
 

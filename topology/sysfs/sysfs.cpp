@@ -1,4 +1,4 @@
-#include "topology/sysfs.h"
+#include "topology/sysfs/sysfs.h"
 
 #include <fcntl.h>
 #include <limits.h>
