@@ -4,7 +4,7 @@
 
 #include <charconv>
 
-namespace railyard::sbr {
+namespace railyard::net {
 
 std::optional<IpAddress> IpAddress::parse(std::string_view text) {
   const std::string s(text);
@@ -76,4 +76,4 @@ std::string IpPrefix::to_string() const {
   return address.to_string() + "/" + std::to_string(prefix_len);
 }
 
-}  // namespace railyard::sbr
+}  // namespace railyard::net

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-namespace railyard::sbr {
+namespace railyard::net {
 
 struct IpAddress {
   int family = 0;  // AF_INET or AF_INET6
@@ -37,4 +37,4 @@ struct IpPrefix {
   auto operator<=>(const IpPrefix&) const = default;
 };
 
-}  // namespace railyard::sbr
+}  // namespace railyard::net

@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-namespace railyard::sbr {
+namespace railyard::net {
 
 NetlinkError::NetlinkError(const std::string& what, int nl_error)
     : std::runtime_error(what + ": " + nl_geterror(nl_error)),
@@ -50,4 +50,4 @@ IpPrefix from_nl(const nl_addr* a, int family) {
   return p;
 }
 
-}  // namespace railyard::sbr
+}  // namespace railyard::net

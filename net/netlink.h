@@ -15,7 +15,7 @@
 
 #include "net/ip.h"
 
-namespace railyard::sbr {
+namespace railyard::net {
 
 class NetlinkError : public std::runtime_error {
  public:
@@ -58,4 +58,4 @@ NlAddr to_nl(const IpAddress& a);
 // A route's or rule's address; a missing or empty one is the family's default (prefix 0).
 IpPrefix from_nl(const nl_addr* a, int family);
 
-}  // namespace railyard::sbr
+}  // namespace railyard::net

@@ -10,7 +10,7 @@
 #include <exception>
 #include <thread>
 
-namespace railyard::sbr {
+namespace railyard::net {
 namespace {
 
 constexpr long kNsfsMagic = 0x6e736673;
@@ -55,4 +55,4 @@ void run_in_netns(const std::string& path, const std::function<void()>& fn) {
   if (error) std::rethrow_exception(error);
 }
 
-}  // namespace railyard::sbr
+}  // namespace railyard::net

@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace railyard::sbr {
+namespace railyard::net {
 
 class NetnsError : public std::runtime_error {
  public:
@@ -37,4 +37,4 @@ auto in_netns(const std::string& path, F&& fn) -> decltype(fn()) {
   }
 }
 
-}  // namespace railyard::sbr
+}  // namespace railyard::net

@@ -12,6 +12,18 @@
 
 namespace railyard::sbr {
 
+using net::from_nl;
+using net::IpAddress;
+using net::IpPrefix;
+using net::link_index;
+using net::NetlinkError;
+using net::NlAddr;
+using net::NlCache;
+using net::NlRoute;
+using net::NlRule;
+using net::RouteSocket;
+using net::to_nl;
+
 std::string RouteSpec::to_string(const std::string& ifname, int table) const {
   std::string s = dst.is_default() ? "default" : dst.network().to_string();
   if (gateway) s += " via " + gateway->to_string();

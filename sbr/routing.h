@@ -11,7 +11,7 @@
 //   rules:    from A lookup T priority P                   (one per address)
 // The main table is left as it is.
 //
-// All functions act in the calling thread's network namespace (see netns.h).
+// All functions act in the calling thread's network namespace (see net/netns.h).
 #pragma once
 
 #include <optional>
@@ -29,20 +29,20 @@ class SbrError : public std::runtime_error {
 };
 
 struct ExtraRoute {
-  IpPrefix dst;
-  std::optional<IpAddress> gateway;
+  net::IpPrefix dst;
+  std::optional<net::IpAddress> gateway;
 };
 
 struct RouteSpec {
-  IpPrefix dst;
-  std::optional<IpAddress> gateway;
-  std::optional<IpAddress> src;
+  net::IpPrefix dst;
+  std::optional<net::IpAddress> gateway;
+  std::optional<net::IpAddress> src;
   bool link_scope = false;
   std::string to_string(const std::string& ifname, int table) const;
 };
 
 struct RuleSpec {
-  IpPrefix src;  // a host prefix
+  net::IpPrefix src;  // a host prefix
   int table = 0;
   int priority = 0;
   std::string to_string() const;
@@ -52,8 +52,8 @@ struct Plan {
   std::string ifname;
   int table = 0;
   int priority = 0;
-  std::vector<IpPrefix> addresses;
-  std::vector<IpAddress> gateways;  // at most one per family is used: the first
+  std::vector<net::IpPrefix> addresses;
+  std::vector<net::IpAddress> gateways;  // at most one per family is used: the first
   std::vector<ExtraRoute> routes;
   bool default_without_gateway = true;
 
@@ -76,6 +76,6 @@ std::vector<std::string> check(const Plan& plan);
 // The first table >= base that no route and no rule uses.
 int find_free_table(int base);
 // The table and priority of the rule "from A lookup ...", if there is one.
-std::optional<RuleSpec> rule_for_source(const IpAddress& a);
+std::optional<RuleSpec> rule_for_source(const net::IpAddress& a);
 
 }  // namespace railyard::sbr

@@ -60,7 +60,7 @@ class Fd {
 
 // Netlink failures caused by the request (a name that exists, an MTU the device refuses) are
 // configuration errors; others are internal.
-[[noreturn]] void rethrow_netlink(const sbr::NetlinkError& e) {
+[[noreturn]] void rethrow_netlink(const net::NetlinkError& e) {
   const int n = e.nl_error();
   throw CniError(n == NLE_EXIST || n == NLE_INVAL || n == NLE_RANGE || n == NLE_OPNOTSUPP
                      ? kInvalidConfig
@@ -72,7 +72,7 @@ template <class F>
 auto netlink_step(F&& f) -> decltype(f()) {
   try {
     return f();
-  } catch (const sbr::NetlinkError& e) {
+  } catch (const net::NetlinkError& e) {
     rethrow_netlink(e);
   } catch (const sbr::SbrError& e) {
     throw CniError(kInvalidConfig, e.what());
@@ -81,10 +81,10 @@ auto netlink_step(F&& f) -> decltype(f()) {
 
 void require_netns(const std::string& path) {
   try {
-    sbr::check_netns_path(path);
-  } catch (const sbr::NetnsError& e) {
+    net::check_netns_path(path);
+  } catch (const net::NetnsError& e) {
     throw CniError(
-        e.kind() == sbr::NetnsError::Kind::kMissing ? kUnknownContainer : kInvalidEnvironment,
+        e.kind() == net::NetnsError::Kind::kMissing ? kUnknownContainer : kInvalidEnvironment,
         std::string("CNI_NETNS: ") + e.what());
   }
 }
@@ -92,9 +92,9 @@ void require_netns(const std::string& path) {
 bool netns_usable(const std::string& path) {
   if (path.empty()) return false;
   try {
-    sbr::check_netns_path(path);
+    net::check_netns_path(path);
     return true;
-  } catch (const sbr::NetnsError&) {
+  } catch (const net::NetnsError&) {
     return false;
   }
 }
@@ -133,12 +133,12 @@ void give_back(const AttachmentState& st) {
   bool done = false;
   auto restore_up = [&] {
     if (!st.original_up) return;
-    sbr::RouteSocket sk;
+    net::RouteSocket sk;
     change_link(sk, st.host_name, {.up = true});
   };
   if (netns_usable(st.netns)) {
-    sbr::in_netns(st.netns, [&] {
-      sbr::RouteSocket sk;
+    net::in_netns(st.netns, [&] {
+      net::RouteSocket sk;
       auto link = find_link(sk, st.ifname);
       if (!link) link = find_link(sk, st.host_name);
       if (!st.rdma_device.empty()) {
@@ -163,7 +163,7 @@ void give_back(const AttachmentState& st) {
     restore_up();
     return;
   }
-  sbr::RouteSocket sk;
+  net::RouteSocket sk;
   for (const std::string& name : {st.host_name, st.ifname}) {
     auto link = find_link(sk, name);
     if (!link) continue;
@@ -205,7 +205,7 @@ void release(const AttachmentState& st, const Env& env) {
   netlink_step([&] { give_back(st); });
   if (st.vf_number >= 0 && st.vf_original.is_object() && !st.vf_original.empty()) {
     try {
-      sbr::RouteSocket sk;
+      net::RouteSocket sk;
       restore_vf(sk, st.pf_netdev, st.vf_number, st.vf_original);
     } catch (const std::exception& e) {
       spdlog::error("DEL {}/{}: restoring VF {} of {}: {}", st.container_id, st.ifname,
@@ -236,13 +236,13 @@ json cmd_add(const Request& req) {
     throw CniError(kInvalidConfig,
                    "IPAM plugin '" + ipam["type"].get<std::string>() + "' not found in CNI_PATH");
 
-  sbr::RouteSocket host_sk;
+  net::RouteSocket host_sk;
   const auto link = find_link(host_sk, dev.netdev);
   if (!link)
     throw CniError(kInvalidConfig, "device " + (dev.pci.empty() ? "" : dev.pci + " ") + "(" +
                                        dev.netdev + ") is not in the host network namespace");
-  const bool clash = sbr::in_netns(env.netns, [&] {
-    sbr::RouteSocket sk;
+  const bool clash = net::in_netns(env.netns, [&] {
+    net::RouteSocket sk;
     return find_link(sk, env.ifname).has_value();
   });
   if (clash) throw CniError(kInvalidConfig, "the pod already has an interface named " + env.ifname);
@@ -295,8 +295,8 @@ json cmd_add(const Request& req) {
 
     std::string mac;
     netlink_step([&] {
-      sbr::in_netns(env.netns, [&] {
-        sbr::RouteSocket sk;
+      net::in_netns(env.netns, [&] {
+        net::RouteSocket sk;
         change_link(sk, dev.netdev, {.name = env.ifname});
         failpoint("rename");
         if (conf.mtu) change_link(sk, env.ifname, {.mtu = *conf.mtu});
@@ -334,8 +334,8 @@ json cmd_add(const Request& req) {
     // table name, also after a crash half-way through.
     st.result = to_json(result, "1.1.0");
     netlink_step([&] {
-      sbr::in_netns(env.netns, [&] {
-        sbr::RouteSocket sk;
+      net::in_netns(env.netns, [&] {
+        net::RouteSocket sk;
         const int ifindex = find_link(sk, env.ifname)->index;
         for (const auto& ip : result.ips) add_address(sk, ifindex, ip.address);
         for (const auto& rt : result.routes) add_route(sk, ifindex, rt);
@@ -398,8 +398,8 @@ void cmd_check(const Request& req) {
   const Result recorded = parse_result(st->result);
   const Result& expected = req.prev_result ? *req.prev_result : recorded;
   netlink_step([&] {
-    sbr::in_netns(req.env.netns, [&] {
-      sbr::RouteSocket sk;
+    net::in_netns(req.env.netns, [&] {
+      net::RouteSocket sk;
       auto link = find_link(sk, req.env.ifname);
       if (!link) {
         diffs.push_back("interface " + req.env.ifname + " is missing");

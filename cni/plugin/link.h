@@ -26,14 +26,14 @@ struct LinkChange {
   int netns_fd = -1;  // move into this namespace
 };
 
-std::optional<LinkInfo> find_link(const sbr::RouteSocket& sk, const std::string& name);
-// Throws sbr::NetlinkError (nl_error(): NLE_EXIST for a name clash, NLE_INVAL/NLE_RANGE for an MTU
+std::optional<LinkInfo> find_link(const net::RouteSocket& sk, const std::string& name);
+// Throws net::NetlinkError (nl_error(): NLE_EXIST for a name clash, NLE_INVAL/NLE_RANGE for an MTU
 // the device refuses, ...).
-void change_link(const sbr::RouteSocket& sk, const std::string& name, const LinkChange& change);
-void add_address(const sbr::RouteSocket& sk, int ifindex, const sbr::IpPrefix& address);
-void flush_addresses(const sbr::RouteSocket& sk, int ifindex);
-bool has_address(const sbr::RouteSocket& sk, int ifindex, const sbr::IpPrefix& address);
-void add_route(const sbr::RouteSocket& sk, int ifindex, const Route& route);
+void change_link(const net::RouteSocket& sk, const std::string& name, const LinkChange& change);
+void add_address(const net::RouteSocket& sk, int ifindex, const net::IpPrefix& address);
+void flush_addresses(const net::RouteSocket& sk, int ifindex);
+bool has_address(const net::RouteSocket& sk, int ifindex, const net::IpPrefix& address);
+void add_route(const net::RouteSocket& sk, int ifindex, const Route& route);
 // /proc/sys/net/... of the calling thread's namespace. Throws std::runtime_error.
 void write_sysctl(const std::string& path, const std::string& value);
 

@@ -8,18 +8,18 @@
 namespace railyard::cni {
 namespace {
 
-using VfPtr = std::unique_ptr<rtnl_link_vf, sbr::NlDeleter<rtnl_link_vf, rtnl_link_vf_put>>;
+using VfPtr = std::unique_ptr<rtnl_link_vf, net::NlDeleter<rtnl_link_vf, rtnl_link_vf_put>>;
 
-sbr::NlLink get_pf(const sbr::RouteSocket& sk, const std::string& pf) {
+net::NlLink get_pf(const net::RouteSocket& sk, const std::string& pf) {
   rtnl_link* raw = nullptr;
   if (rtnl_link_get_kernel(sk.get(), 0, pf.c_str(), &raw) < 0)
     throw CniError(kInvalidConfig, "PF " + pf + " not found");
-  return sbr::NlLink(raw);
+  return net::NlLink(raw);
 }
 
-void commit(const sbr::RouteSocket& sk, rtnl_link* pf_link, const std::string& pf, int vf,
+void commit(const net::RouteSocket& sk, rtnl_link* pf_link, const std::string& pf, int vf,
             rtnl_link_vf* settings) {
-  sbr::NlLink change(rtnl_link_alloc());
+  net::NlLink change(rtnl_link_alloc());
   rtnl_link_vf_add(change.get(), settings);
   if (int err = rtnl_link_change(sk.get(), pf_link, change.get(), 0); err < 0)
     throw CniError(kInvalidConfig, "PF " + pf + " refused the settings of VF " +
@@ -28,9 +28,9 @@ void commit(const sbr::RouteSocket& sk, rtnl_link* pf_link, const std::string& p
 
 }  // namespace
 
-nlohmann::json apply_vf(const sbr::RouteSocket& sk, const std::string& pf, int vf,
+nlohmann::json apply_vf(const net::RouteSocket& sk, const std::string& pf, int vf,
                         const VfSettings& s) {
-  sbr::NlLink pf_link = get_pf(sk, pf);
+  net::NlLink pf_link = get_pf(sk, pf);
   uint32_t num = 0;
   if (rtnl_link_get_num_vf(pf_link.get(), &num) < 0 || static_cast<uint32_t>(vf) >= num)
     throw CniError(kInvalidConfig,
@@ -98,7 +98,7 @@ nlohmann::json apply_vf(const sbr::RouteSocket& sk, const std::string& pf, int v
   return original;
 }
 
-void restore_vf(const sbr::RouteSocket& sk, const std::string& pf, int vf,
+void restore_vf(const net::RouteSocket& sk, const std::string& pf, int vf,
                 const nlohmann::json& original) {
   if (!original.is_object() || original.empty()) return;
   VfSettings s;

@@ -55,13 +55,13 @@ Result parse_result(const json& j) {
       const std::string where = "ips[" + std::to_string(i) + "]";
       if (!o.is_object()) bad(where + " must be an object");
       IpConfig ip;
-      auto addr = sbr::IpPrefix::parse(str(o, "address", where, true));
+      auto addr = net::IpPrefix::parse(str(o, "address", where, true));
       if (!addr)
         bad(where + ".address '" + o["address"].get<std::string>() +
             "' is not an address with a prefix length");
       ip.address = *addr;
       if (o.contains("gateway") && !o["gateway"].is_null()) {
-        auto gw = sbr::IpAddress::parse(str(o, "gateway", where, true));
+        auto gw = net::IpAddress::parse(str(o, "gateway", where, true));
         if (!gw || gw->family != addr->address.family)
           bad(where + ".gateway is not an address of the same family");
         ip.gateway = *gw;
@@ -81,11 +81,11 @@ Result parse_result(const json& j) {
       const std::string where = "routes[" + std::to_string(i) + "]";
       if (!o.is_object()) bad(where + " must be an object");
       Route rt;
-      auto dst = sbr::IpPrefix::parse(str(o, "dst", where, true));
+      auto dst = net::IpPrefix::parse(str(o, "dst", where, true));
       if (!dst) bad(where + ".dst is not a prefix");
       rt.dst = dst->network();
       if (o.contains("gw") && !o["gw"].is_null()) {
-        auto gw = sbr::IpAddress::parse(str(o, "gw", where, true));
+        auto gw = net::IpAddress::parse(str(o, "gw", where, true));
         if (!gw || gw->family != dst->address.family)
           bad(where + ".gw is not an address of the same family");
         rt.gw = *gw;

@@ -22,14 +22,14 @@ struct Interface {
 };
 
 struct IpConfig {
-  sbr::IpPrefix address;
-  std::optional<sbr::IpAddress> gateway;
+  net::IpPrefix address;
+  std::optional<net::IpAddress> gateway;
   std::optional<int> interface;  // index into interfaces
 };
 
 struct Route {
-  sbr::IpPrefix dst;
-  std::optional<sbr::IpAddress> gw;
+  net::IpPrefix dst;
+  std::optional<net::IpAddress> gw;
   std::optional<int> mtu, advmss, priority, table, scope;
 };
 

@@ -14,6 +14,7 @@
 #include "sbr/plugin/rail.h"
 
 namespace cni = railyard::cni;
+namespace net = railyard::net;
 namespace sbr = railyard::sbr;
 using cni::CniError;
 
@@ -35,9 +36,9 @@ class NetnsLock {
 
 void require_netns(const std::string& path) {
   try {
-    sbr::check_netns_path(path);
-  } catch (const sbr::NetnsError& e) {
-    throw CniError(e.kind() == sbr::NetnsError::Kind::kMissing ? cni::kUnknownContainer
+    net::check_netns_path(path);
+  } catch (const net::NetnsError& e) {
+    throw CniError(e.kind() == net::NetnsError::Kind::kMissing ? cni::kUnknownContainer
                                                                : cni::kInvalidEnvironment,
                    std::string("CNI_NETNS: ") + e.what());
   }
@@ -67,7 +68,7 @@ nlohmann::json cmd_add(const cni::Request& req) {
   sbr::Plan plan = sbr::plan_from_result(*req.prev_result, req.env.ifname, cfg);
   require_netns(req.env.netns);
   NetnsLock lock(req.env.netns);
-  sbr::in_netns(req.env.netns, [&] {
+  net::in_netns(req.env.netns, [&] {
     // Without a fixed table, a repeated ADD finds the table its rule already points to.
     const auto table = existing_table(cfg, plan);
     plan.table = table ? table->first : sbr::find_free_table(cfg.table_base);
@@ -90,8 +91,8 @@ void cmd_del(const cni::Request& req) {
   const sbr::PluginConfig cfg = config_of(req);
   if (req.env.netns.empty()) return;  // nothing left to clean: the namespace took it all
   try {
-    sbr::check_netns_path(req.env.netns);
-  } catch (const sbr::NetnsError& e) {
+    net::check_netns_path(req.env.netns);
+  } catch (const net::NetnsError& e) {
     // Gone, or something else left at its path (the reference sbr's lock creates an empty file):
     // either way no namespace holds anything of ours.
     spdlog::info("DEL {}: {}; nothing to remove", req.env.ifname, e.what());
@@ -109,7 +110,7 @@ void cmd_del(const cni::Request& req) {
     return;
   }
   NetnsLock lock(req.env.netns);
-  sbr::in_netns(req.env.netns, [&] {
+  net::in_netns(req.env.netns, [&] {
     const auto table = existing_table(cfg, plan);
     if (!table) return;  // no rule of ours: already removed
     plan.table = table->first;
@@ -124,7 +125,7 @@ void cmd_check(const cni::Request& req) {
   sbr::Plan plan = sbr::plan_from_result(*req.prev_result, req.env.ifname, cfg);
   require_netns(req.env.netns);
   std::vector<std::string> diffs;
-  sbr::in_netns(req.env.netns, [&] {
+  net::in_netns(req.env.netns, [&] {
     const auto table = existing_table(cfg, plan);
     if (!table) {
       diffs.push_back("no source rule for " + plan.addresses.front().address.to_string());

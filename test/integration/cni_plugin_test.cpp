@@ -43,7 +43,7 @@ size_t ipam_allocations(const CniRig& rig) {
   const fs::path d = fs::path(rig.ipam_dir()) / "rails";
   if (!fs::exists(d)) return 0;
   for (const auto& e : fs::directory_iterator(d))
-    if (railyard::sbr::IpAddress::parse(e.path().filename().string())) ++n;
+    if (railyard::net::IpAddress::parse(e.path().filename().string())) ++n;
   return n;
 }
 
@@ -91,10 +91,10 @@ TEST_CASE("8 rails attached to one pod and detached: results, traffic, and the n
   }
   std::vector<const TestNetns*> peers;
   for (const auto& p : rig.peers) peers.push_back(p.get());
-  const auto remote = *railyard::sbr::IpAddress::parse("10.99.0.1");
+  const auto remote = *railyard::net::IpAddress::parse("10.99.0.1");
   for (int k = 0; k < 8; ++k)
     CHECK(which_peer_receives(pod,
-                              *railyard::sbr::IpAddress::parse("10.10." + std::to_string(k) + ".2"),
+                              *railyard::net::IpAddress::parse("10.10." + std::to_string(k) + ".2"),
                               peers, remote, 41000 + k) == k);
   for (int k = 0; k < 8; ++k) {
     auto r = rig.cni("CHECK", pod, "net" + std::to_string(k + 1), rig.config(k));

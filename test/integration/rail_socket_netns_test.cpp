@@ -17,7 +17,7 @@ namespace {
 // Connects from a's rail0 (10.66.0.1) to b's address; how long it took and the error.
 std::pair<std::chrono::milliseconds, std::string> failed_connect(
     const TestNetns& a, std::chrono::milliseconds timeout) {
-  return sbr::in_netns(a.path(), [&] {
+  return net::in_netns(a.path(), [&] {
     const auto start = std::chrono::steady_clock::now();
     std::string error;
     try {

@@ -126,7 +126,7 @@ TEST_CASE(
     "no gateway from IPAM: the reference leaves the source without a way out, railyard-sbr routes "
     "it on its rail",
     "[sbr][reference][netns]") {
-  const auto remote = *railyard::sbr::IpAddress::parse("10.99.0.1");
+  const auto remote = *railyard::net::IpAddress::parse("10.99.0.1");
   for (const std::string& bin : {kReference, kOurs}) {
     RailRig rig(2, RailLayout::kOneSubnetV4);
     for (int k = 0; k < 2; ++k) {

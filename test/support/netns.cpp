@@ -66,7 +66,7 @@ void veth(const TestNetns& a, const std::string& a_name, const TestNetns& b,
 }
 
 namespace {
-sockaddr_storage sockaddr_of(const sbr::IpAddress& a, int port, socklen_t& len) {
+sockaddr_storage sockaddr_of(const net::IpAddress& a, int port, socklen_t& len) {
   sockaddr_storage ss{};
   if (a.is_v4()) {
     auto* s = reinterpret_cast<sockaddr_in*>(&ss);
@@ -85,8 +85,8 @@ sockaddr_storage sockaddr_of(const sbr::IpAddress& a, int port, socklen_t& len) 
 }
 }  // namespace
 
-UdpSocket::UdpSocket(const TestNetns& ns, const sbr::IpAddress& bind, int port) : fd_(-1) {
-  sbr::run_in_netns(ns.path(), [&] {
+UdpSocket::UdpSocket(const TestNetns& ns, const net::IpAddress& bind, int port) : fd_(-1) {
+  net::run_in_netns(ns.path(), [&] {
     fd_ = ::socket(bind.family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     if (fd_ < 0) throw std::runtime_error(std::string("socket: ") + std::strerror(errno));
     socklen_t len;
@@ -100,7 +100,7 @@ UdpSocket::~UdpSocket() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-void UdpSocket::send_to(const sbr::IpAddress& dst, int port, const std::string& payload) const {
+void UdpSocket::send_to(const net::IpAddress& dst, int port, const std::string& payload) const {
   socklen_t len;
   sockaddr_storage ss = sockaddr_of(dst, port, len);
   if (::sendto(fd_, payload.data(), payload.size(), 0, reinterpret_cast<sockaddr*>(&ss), len) < 0)
@@ -123,12 +123,12 @@ std::optional<std::pair<std::string, std::string>> UdpSocket::receive(int timeou
   return std::make_pair(std::string(buf, static_cast<size_t>(n)), std::string(addr));
 }
 
-int which_peer_receives(const TestNetns& from, const sbr::IpAddress& src,
-                        const std::vector<const TestNetns*>& peers, const sbr::IpAddress& dst,
+int which_peer_receives(const TestNetns& from, const net::IpAddress& src,
+                        const std::vector<const TestNetns*>& peers, const net::IpAddress& dst,
                         int port) {
   std::vector<std::unique_ptr<UdpSocket>> listeners;
   for (const TestNetns* p : peers)
-    listeners.push_back(std::make_unique<UdpSocket>(*p, sbr::IpAddress::any(dst.family), port));
+    listeners.push_back(std::make_unique<UdpSocket>(*p, net::IpAddress::any(dst.family), port));
   UdpSocket sender(from, src, 0);
   sender.send_to(dst, port, "hello from " + src.to_string());
   // Wait on all of them at once; the first that has it wins.

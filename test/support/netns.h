@@ -35,11 +35,11 @@ void veth(const TestNetns& a, const std::string& a_name, const TestNetns& b,
 // UDP through namespaces. Sockets keep the namespace they were created in.
 class UdpSocket {
  public:
-  UdpSocket(const TestNetns& ns, const sbr::IpAddress& bind, int port);
+  UdpSocket(const TestNetns& ns, const net::IpAddress& bind, int port);
   ~UdpSocket();
   UdpSocket(const UdpSocket&) = delete;
   UdpSocket& operator=(const UdpSocket&) = delete;
-  void send_to(const sbr::IpAddress& dst, int port, const std::string& payload) const;
+  void send_to(const net::IpAddress& dst, int port, const std::string& payload) const;
   // The payload and the sender's address, or nullopt when nothing came within the timeout.
   std::optional<std::pair<std::string, std::string>> receive(int timeout_ms) const;
   int fd() const { return fd_; }
@@ -51,8 +51,8 @@ class UdpSocket {
 // Sends one datagram from `src` (an address in `from`) to `dst`; returns the index of the peer
 // that received it, -1 for none. Only one datagram is sent, so whichever peer gets it is the
 // path it took. Throws when `from` cannot send at all (no route).
-int which_peer_receives(const TestNetns& from, const sbr::IpAddress& src,
-                        const std::vector<const TestNetns*>& peers, const sbr::IpAddress& dst,
+int which_peer_receives(const TestNetns& from, const net::IpAddress& src,
+                        const std::vector<const TestNetns*>& peers, const net::IpAddress& dst,
                         int port);
 
 }  // namespace railyard::testing

@@ -15,19 +15,19 @@ RailRig::RailRig(int n, RailLayout l) : layout(l) {
     std::string peer_addr;
     switch (layout) {
       case RailLayout::kSubnetPerRailV4:
-        r.address = *sbr::IpPrefix::parse("10.10." + std::to_string(k) + ".2/24");
-        r.gateway = sbr::IpAddress::parse("10.10." + std::to_string(k) + ".1");
+        r.address = *net::IpPrefix::parse("10.10." + std::to_string(k) + ".2/24");
+        r.gateway = net::IpAddress::parse("10.10." + std::to_string(k) + ".1");
         peer_addr = "10.10." + std::to_string(k) + ".1/24";
         r.peer->ip("addr add 10.99.0.1/32 dev lo");
         break;
       case RailLayout::kOneSubnetV4:
-        r.address = *sbr::IpPrefix::parse("10.20.0." + std::to_string(10 + k) + "/16");
+        r.address = *net::IpPrefix::parse("10.20.0." + std::to_string(10 + k) + "/16");
         peer_addr = "10.20.0.1/16";
         r.peer->ip("addr add 10.99.0.1/32 dev lo");
         break;
       case RailLayout::kSubnetPerRailV6:
-        r.address = *sbr::IpPrefix::parse("fd00:0:0:" + std::to_string(k) + "::2/64");
-        r.gateway = sbr::IpAddress::parse("fd00:0:0:" + std::to_string(k) + "::1");
+        r.address = *net::IpPrefix::parse("fd00:0:0:" + std::to_string(k) + "::2/64");
+        r.gateway = net::IpAddress::parse("fd00:0:0:" + std::to_string(k) + "::1");
         peer_addr = "fd00:0:0:" + std::to_string(k) + "::1/64";
         r.peer->ip("addr add fd99::1/128 dev lo");
         break;
@@ -50,19 +50,19 @@ nlohmann::json RailRig::prev_result(int k, const std::string& version) const {
           {"dns", nlohmann::json::object()}};
 }
 
-sbr::IpAddress RailRig::target() const {
+net::IpAddress RailRig::target() const {
   switch (layout) {
     case RailLayout::kSubnetPerRailV4:
-      return *sbr::IpAddress::parse("10.99.0.1");
+      return *net::IpAddress::parse("10.99.0.1");
     case RailLayout::kOneSubnetV4:
-      return *sbr::IpAddress::parse("10.20.0.1");
+      return *net::IpAddress::parse("10.20.0.1");
     case RailLayout::kSubnetPerRailV6:
-      return *sbr::IpAddress::parse("fd99::1");
+      return *net::IpAddress::parse("fd99::1");
   }
   return {};
 }
 
-int RailRig::which_peer_receives_from(int k, std::optional<sbr::IpAddress> to) const {
+int RailRig::which_peer_receives_from(int k, std::optional<net::IpAddress> to) const {
   std::vector<const TestNetns*> peers;
   for (const auto& r : rails) peers.push_back(r.peer.get());
   return which_peer_receives(pod, rails.at(static_cast<size_t>(k)).address.address, peers,

@@ -23,8 +23,8 @@ enum class RailLayout {
 
 struct RigRail {
   std::string ifname;
-  sbr::IpPrefix address;
-  std::optional<sbr::IpAddress> gateway;
+  net::IpPrefix address;
+  std::optional<net::IpAddress> gateway;
   std::unique_ptr<TestNetns> peer;
 };
 
@@ -38,10 +38,10 @@ class RailRig {
   // The prevResult an IPAM plugin would have produced for rail k.
   nlohmann::json prev_result(int k, const std::string& version = "1.0.0") const;
   // The address the peers answer on: the remote one, or the shared one for kOneSubnetV4.
-  sbr::IpAddress target() const;
+  net::IpAddress target() const;
   // Sends one datagram from rail k's address to `to` (default: target()); returns the index of
   // the peer that got it, -1 for none. Throws when the pod cannot send at all (no route).
-  int which_peer_receives_from(int k, std::optional<sbr::IpAddress> to = std::nullopt) const;
+  int which_peer_receives_from(int k, std::optional<net::IpAddress> to = std::nullopt) const;
   // Received packets counted on each peer's eth0.
   std::vector<long> peer_rx_packets() const;
 };

@@ -9,6 +9,8 @@
 using namespace railyard::sbr;
 using nlohmann::json;
 using railyard::cni::CniError;
+using railyard::net::IpAddress;
+using railyard::net::IpPrefix;
 
 namespace {
 std::vector<std::string> routes_of(const Plan& p) {
