@@ -7,15 +7,25 @@
 # No registry and no Docker engine are needed: the base images are made from Debian's packages
 # (mmdebstrap) and imported under the names the Dockerfile uses; buildah builds with chroot
 # isolation into its own storage under build-image/ (nothing is left in the host's
-# /var/lib/containers). Usage: scripts/image.sh [--clean]
+# /var/lib/containers). Usage: scripts/image.sh [--clean] [--archive FILE]
 #   --clean: remove the images and buildah's storage afterwards (CI); without it railyard:dev
 #   stays in build-image/storage (push it with `buildah --root build-image/storage ... push`).
+#   --archive FILE: also save it, once checked, as a docker-archive tagged railyard:0.1.0 (the
+#   manifests' tag), which `ctr images import` takes: the cluster tests run it (test/cluster/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 
 clean=0
-[ "${1:-}" = "--clean" ] && clean=1
+archive=
+while [ $# -gt 0 ]; do
+  case $1 in
+    --clean) clean=1 ;;
+    --archive) archive=$(realpath -m "$2"); shift ;;
+    *) echo "usage: $0 [--clean] [--archive FILE]" >&2; exit 2 ;;
+  esac
+  shift
+done
 work=$PWD/build-image
 store=(--root "$work/storage" --runroot "$work/run" --storage-driver vfs)
 bah() { buildah "${store[@]}" "$@"; }
@@ -112,3 +122,10 @@ fi
 bah images --format '{{.Name}}:{{.Tag}} {{.Size}}' railyard:dev | sed 's/^/  /'
 [ "$failed" = 0 ] || { echo "image: checks failed" >&2; exit 1; }
 step "railyard:dev passed"
+if [ -n "$archive" ]; then
+  mkdir -p "$(dirname "$archive")"
+  rm -f "$archive.tmp"
+  bah push --quiet railyard:dev "docker-archive:$archive.tmp:railyard:0.1.0" >/dev/null
+  mv "$archive.tmp" "$archive"
+  step "saved as $archive ($(du -h "$archive" | cut -f1), railyard:0.1.0)"
+fi

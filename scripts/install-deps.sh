@@ -33,6 +33,8 @@ test_packages=(
   mmdebstrap buildah uidmap
   # the rails lab (lab/): Debian's kernel with soft-RoCE under qemu, perftest as the peer
   qemu-system-x86 busybox-static cpio kmod ibverbs-utils ibverbs-providers perftest
+  # the one-node cluster (test/cluster/): runc under containerd, its certificates, ping per rail
+  runc openssl iputils-ping
   # bench/cni/callgrind.sh: instructions per call, repeatable where wall time is not
   valgrind
 )

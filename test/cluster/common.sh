@@ -1,0 +1,31 @@
+# What the cluster scripts share: where things live, the addresses, one way to print a step.
+# shellcheck shell=bash
+# shellcheck source=versions.sh
+source "$(dirname "${BASH_SOURCE[0]}")/versions.sh"
+W=${RAILYARD_CLUSTER_DIR:-/var/lib/railyard-cluster}
+RUN=/run/railyard-cluster
+CACHE=${RAILYARD_CLUSTER_CACHE:-/var/cache/railyard-cluster}/$CLUSTER_KEY
+CONTAINERD_SOCK=$RUN/containerd/containerd.sock
+CNI_BIN=$W/cni/bin
+CNI_CONF=$W/cni/net.d
+SYSFS_ROOT=$W/node/root
+RAILS_FILE=$W/node/rails.json
+NODE_NAME=railyard-node
+POD_BRIDGE=rycni0
+POD_CIDR=10.244.0.0/24
+NODE_IP=10.244.0.1
+SERVICE_CIDR=10.96.0.0/24
+API_SERVICE_IP=10.96.0.1
+API_PORT=6443
+ETCD_PORT=23790
+CM_PORT=10357
+SCHED_PORT=10359
+PROXY_METRICS_PORT=10349
+PROXY_HEALTH_PORT=10356
+PAUSE_IMAGE=localhost/railyard-pause:1
+RAILYARD_IMAGE=docker.io/library/railyard:0.1.0
+RAILS=8
+VFS_PER_RAIL=4
+
+step() { printf '== cluster: %s\n' "$*"; }
+cached_bin() { echo "$CACHE/bin"; }
