@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs every test through ctest: the Release build (what
-# the image ships), a fuzz run, then the ASan+UBSan build. Usage: scripts/test.sh [--no-sanitize]
+# the image ships), a fuzz run, the image and the one-node cluster that runs it, then the
+# ASan+UBSan build. Usage: scripts/test.sh [--no-sanitize]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -24,7 +25,7 @@ cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release "${gpu[@]}" | gr
 cmake --build build-release -j "$jobs"
 build-release/bin/railyard-bench --version
 echo "== tests"
-(cd build-release && ctest --output-on-failure -j "$jobs")
+(cd build-release && ctest --output-on-failure -j "$jobs" -LE cluster)
 
 echo "== fuzz: CNI inputs, ${FUZZ_SECONDS:-30} s (libFuzzer, clang, ASan+UBSan)"
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRAILYARD_FUZZ=ON >/dev/null
@@ -36,11 +37,18 @@ build-fuzz/bin/cni_input_fuzz -max_total_time="${FUZZ_SECONDS:-30}" -artifact_pr
 rm -rf "$corpus"
 tail -1 build-fuzz/fuzz.log
 
+# The image users deploy, built offline and checked from inside, then run by the cluster tests: a
+# one-node Kubernetes (test/cluster/; its programs are built once and cached under /var/cache).
+echo "== image"
+scripts/image.sh --clean --archive build-image/railyard.tar
+echo "== cluster tests (test/cluster/)"
+(cd build-release && ctest --output-on-failure -L cluster)
+
 if [ "$sanitize" = 1 ]; then
   echo "== build (ASan+UBSan)"
   cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DRAILYARD_SANITIZE=ON "${gpu[@]}" >/dev/null
   cmake --build build-asan -j "$jobs"
   echo "== tests under ASan+UBSan"
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-     ctest --output-on-failure -j "$jobs" -LE lab)
+     ctest --output-on-failure -j "$jobs" -LE 'lab|cluster')
 fi

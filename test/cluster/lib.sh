@@ -1,0 +1,75 @@
+# What the cluster tests share: kubectl on the test cluster, polling, a pod's network namespace,
+# and a failure that says what was expected and shows what was there.
+# shellcheck shell=bash
+# shellcheck source=common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+export KUBECONFIG=$W/pki/admin.kubeconfig
+export PATH=$(cached_bin):$PATH
+NS=railyard-system
+k() { kubectl -n "$NS" "$@"; }
+
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+# until_ok <seconds> <what> <command line>: evaluates the line (quote it: what it reads is read
+# again each time) every 0.5 s until it succeeds; on timeout fails naming <what>.
+until_ok() {
+  local limit=$1 what=$2 start=$SECONDS
+  shift 2
+  until eval "$*" >/dev/null 2>&1; do
+    [ $((SECONDS - start)) -lt "$limit" ] || fail "$what: not within $limit s"
+    sleep 0.5
+  done
+}
+
+# The host PID of a pod's first container: its network namespace is the pod's.
+pod_pid() {
+  local id
+  id=$(k get pod "$1" -o jsonpath='{.status.containerStatuses[0].containerID}')
+  id=${id#containerd://}
+  "$(cached_bin)/ctr" --address "$CONTAINERD_SOCK" -n k8s.io tasks ls 2>/dev/null | awk -v id="$id" '$1 == id {print $2}'
+}
+in_pod() { # <pod> <command...>: in the pod's network namespace, with the host's tools
+  local pid
+  pid=$(pod_pid "$1")
+  [ -n "$pid" ] || fail "no running container for pod $1"
+  shift
+  nsenter -t "$pid" -n "$@"
+}
+
+# A pod on the node asking for one bundle and one VF per rail, attached as net1..net8.
+rail_pod() { # <name> [image]
+  local image=${2:-railyard:0.1.0} res="railyard.io/bundle: \"1\"" nets="" r
+  for ((r = 0; r < RAILS; r++)); do
+    res+=", railyard.io/rail$r: \"1\""
+    nets+="${nets:+, }railyard-rail$r@net$((r + 1))"
+  done
+  cat <<YAML
+apiVersion: v1
+kind: Pod
+metadata:
+  name: $1
+  namespace: $NS
+  labels: {app.kubernetes.io/name: railyard-cluster-test}
+  annotations:
+    k8s.v1.cni.cncf.io/networks: $nets
+spec:
+  terminationGracePeriodSeconds: 1
+  nodeSelector: {railyard.io/rails: "true"}
+  containers:
+    - name: main
+      image: $image
+      command: ["sleep", "infinity"]
+      resources:
+        requests: {cpu: 10m, memory: 16Mi, $res}
+        limits: {memory: 64Mi, $res}
+YAML
+}
+
+# Rail r's address in a pod (net<r+1>), without the prefix length.
+rail_addr() { in_pod "$1" ip -4 -o addr show dev "net$(($2 + 1))" | awk '{print $4}' | cut -d/ -f1; }
+
+# VFs on the host: the ryr<rail>v<vf> netdevs not in a pod.
+host_vfs() { ip -o link show | grep -c ': ryr[0-9]*v[0-9]*@' || true; }
