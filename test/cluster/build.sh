@@ -6,10 +6,10 @@
 # Usage: test/cluster/build.sh [--quiet]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=versions.sh
-source "$here/versions.sh"
+# shellcheck source=common.sh
+source "$here/common.sh"
 
-cache=${RAILYARD_CLUSTER_CACHE:-/var/cache/railyard-cluster}/$CLUSTER_KEY
+cache=$CACHE
 bin=$cache/bin
 if [ -f "$cache/.built" ]; then
   echo "$bin"

@@ -32,7 +32,7 @@ import() {
     exit 1
   }
   local ctr=("$bin/ctr" --address "$CONTAINERD_SOCK" -n k8s.io)
-  "${ctr[@]}" images import --no-unpack=false "$(pause_archive)" >/dev/null
+  "${ctr[@]}" images import "$(pause_archive)" >/dev/null
   "${ctr[@]}" images import "$archive" >/dev/null
   "${ctr[@]}" images ls -q | grep -qx "$RAILYARD_IMAGE" || {
     echo "images: $archive did not hold $RAILYARD_IMAGE" >&2
