@@ -11,7 +11,8 @@ constexpr std::array<std::string_view, 6> kNames = {"X", "PIX", "PXB", "PHB", "N
 std::vector<PciAddress> hops(const PciDevice& d) {
   std::vector<PciAddress> out;
   if (!d.bridges.empty()) out.push_back(d.bridges[0]);
-  for (size_t i = 1; i < d.bridges.size(); i += 2) out.push_back(d.bridges[i]);
+  const auto up = switch_upstream_ports(d);
+  out.insert(out.end(), up.begin(), up.end());
   return out;
 }
 
@@ -40,6 +41,12 @@ PathClass path_class(const PciDevice& a, const PciDevice& b) {
   if (common == 0) return PathClass::kPHB;
   const size_t traversed = (sa.size() - common) + (sb.size() - common) + 1;
   return traversed == 1 ? PathClass::kPIX : PathClass::kPXB;
+}
+
+std::vector<PciAddress> switch_upstream_ports(const PciDevice& d) {
+  std::vector<PciAddress> out;
+  for (size_t i = 1; i < d.bridges.size(); i += 2) out.push_back(d.bridges[i]);
+  return out;
 }
 
 PathClass nccl_view(PathClass c) {

@@ -18,6 +18,7 @@
 
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "topology/sysfs/pci.h"
 
@@ -29,5 +30,9 @@ std::string_view to_string(PathClass c);
 std::optional<PathClass> parse_path_class(std::string_view s);
 PathClass path_class(const PciDevice& a, const PciDevice& b);
 PathClass nccl_view(PathClass c);
+
+// The upstream ports of the PCIe switches above a function, the one below the root port first.
+// Functions whose last entries match are PIX to each other; whose first match, PXB at most.
+std::vector<PciAddress> switch_upstream_ports(const PciDevice& d);
 
 }  // namespace railyard::topology
