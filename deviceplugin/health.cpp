@@ -35,10 +35,19 @@ Probe pf_port_probe(const topo::Nic& nic) {
              : p.front();
 }
 
+Probe gpu_probe(const topo::Gpu& gpu) {
+  return {Probe::Kind::kExists, "bus/pci/devices/" + gpu.pci.address.to_string(),
+          "GPU " + gpu.pci.address.to_string()};
+}
+
 }  // namespace
 
 std::vector<Probe> probes_for(const topo::Node& node, const PoolDevice& dev) {
   std::vector<Probe> out;
+  if (dev.fn.nic < 0) {
+    if (dev.gpu >= 0) out.push_back(gpu_probe(node.gpus[static_cast<size_t>(dev.gpu)]));
+    return out;
+  }
   const auto& nic = node.nics[static_cast<size_t>(dev.fn.nic)];
   const auto& fn = node.function(dev.fn);
   // A function with a port needs no stat of its own: reading the port goes through its
@@ -46,11 +55,7 @@ std::vector<Probe> probes_for(const topo::Node& node, const PoolDevice& dev) {
   if (!fn.rdma || fn.rdma->ports.empty())
     out.push_back({Probe::Kind::kExists, fn_dir(fn), "PCI function " + dev.id});
   add_port(out, fn);
-  if (dev.gpu >= 0) {
-    const auto& gpu = node.gpus[static_cast<size_t>(dev.gpu)];
-    out.push_back({Probe::Kind::kExists, "bus/pci/devices/" + gpu.pci.address.to_string(),
-                   "GPU " + gpu.pci.address.to_string()});
-  }
+  if (dev.gpu >= 0) out.push_back(gpu_probe(node.gpus[static_cast<size_t>(dev.gpu)]));
   if (dev.fn.vf >= 0) add_port(out, nic.pf);
   if (nic.link_layer() == "Ethernet" && !nic.pf.netdevs.empty()) {
     const auto& nd = nic.pf.netdevs.front().name;

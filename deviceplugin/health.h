@@ -28,7 +28,8 @@ struct DeviceHealth {
   std::string reason;  // the first failing probe; empty when healthy
 };
 
-// The probes of one device, in the order they are checked.
+// The probes of one device, in the order they are checked. A device without a NIC function
+// (fn.nic < 0: a GPU on its own, as the DRA driver publishes GPUs) is its GPU's probe alone.
 std::vector<Probe> probes_for(const topology::Node& node, const PoolDevice& dev);
 
 // Checks every device of every pool; probes shared by many devices (a PF's port) are read once.
