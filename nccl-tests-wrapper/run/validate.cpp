@@ -108,6 +108,17 @@ void node_checks(const Config& cfg, const topo::Node& node, const topo::Sysfs& s
   }
 }
 
+// A benchmark that fails before its table usually says why on its last line ("rank 1 never
+// joined", "net6: no carrier"); without it the report could only say "exited with 2".
+std::string last_line(const std::string& out) {
+  size_t end = out.find_last_not_of(" \t\r\n");
+  if (end == std::string::npos) return "";
+  const size_t nl = out.rfind('\n', end);
+  const size_t begin = nl == std::string::npos ? 0 : nl + 1;
+  constexpr size_t kMax = 300;
+  return out.substr(begin, std::min(end + 1 - begin, kMax));
+}
+
 // Runs the benchmark with the rail's environment; stdout and stderr are read together, as
 // nccl-tests prints its failures on either.
 void run_once(const Config& cfg, RunOutcome& run) {
@@ -126,6 +137,7 @@ void run_once(const Config& cfg, RunOutcome& run) {
   run.could_not_run = run.exit_code == 127 || run.exit_code == 126;
   run.parsed = parse_nccl_tests(p.out);
   run.nccl = parse_nccl_log(p.out);
+  run.last_words = last_line(p.out);
 }
 
 void judge(const Config& cfg, std::optional<double> line_rate_gbps,
@@ -144,6 +156,9 @@ void judge(const Config& cfg, std::optional<double> line_rate_gbps,
     run.problems.push_back("exited with " + std::to_string(run.exit_code));
   if (!p.complete)
     run.problems.push_back("did not finish" + (p.errors.empty() ? "" : ": " + p.errors.front()));
+  // Only where the parser found nothing of its own to quote.
+  if (run.exit_code != 0 && p.rows.empty() && p.errors.size() <= 1 && !run.last_words.empty())
+    run.problems.push_back("it said: " + run.last_words);
   if (p.out_of_bounds && *p.out_of_bounds > 0)
     run.problems.push_back(std::to_string(*p.out_of_bounds) + " out-of-bounds values");
   for (const auto& row : p.rows)

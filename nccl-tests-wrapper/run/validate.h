@@ -27,6 +27,7 @@ struct RunOutcome {
   NcclNetUse nccl;                        // what NCCL's INFO lines say it did
   std::vector<std::string> rdma_devices;  // the rails under test
   bool could_not_run = false;             // the command could not be started
+  std::string last_words;                 // the output's last line, for a failed run's report
 };
 
 enum class Verdict { kPass = 0, kFail = 1, kCouldNotRun = 2 };

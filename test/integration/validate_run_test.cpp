@@ -195,6 +195,19 @@ TEST_CASE("a crashed run fails the rail", "[validate][run]") {
              Catch::StartsWith("did not finish: node-d: Test NCCL failure"));
 }
 
+TEST_CASE("a run that fails before its table: the report quotes its last line", "[validate][run]") {
+  Node n;
+  n.put("mlx5_5.txt", "starting\nrailyard-bench: rank 1 never joined within 60 s\n\n");
+  n.put("mlx5_5.exit", "2\n");
+  auto r = n.validate(n.config());
+  CHECK(r.exit_code == 1);
+  auto bad = n.run_named("rail 3 (mlx5_5)");
+  CHECK(bad["problems"] ==
+        json::array({"exited with 2", "did not finish: no nccl-tests results header found",
+                     "it said: railyard-bench: rank 1 never joined within 60 s"}));
+  CHECK_THAT(r.out, Catch::Contains("it said: railyard-bench: rank 1 never joined"));
+}
+
 TEST_CASE("a sweep whose average is low but whose large rows pass: pass", "[validate][run]") {
   Node n;
   n.put("default.txt", output(46.0, 0.05));  // small messages are latency-bound
