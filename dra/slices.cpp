@@ -1,6 +1,7 @@
 #include "dra/slices.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 

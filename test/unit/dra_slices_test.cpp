@@ -193,6 +193,22 @@ TEST_CASE("512 VFs: the pool split into slices within the API's limits", "[dra][
   CHECK(gpus == 8);
 }
 
+TEST_CASE("every other fixture's slices pass the API server's checks", "[dra][fixture]") {
+  for (const char* name : {"cloud-vm", "degraded", "lab-rxe", "sim-node-8rails", "switchless-2s"}) {
+    INFO(name);
+    GeneratedFixture fx(name);
+    const topo::Node node = topo::discover(fx.sysfs(), topo::parse_rails_config("{}", "test"));
+    const auto slices = node_slices(node, check_health(fx.sysfs(), node),
+                                    {.node_name = "node-a", .unhealthy = Unhealthy::kMark});
+    check_valid(slices);
+    CHECK(all_devices(slices).size() == node.gpus.size() + node.rails.size() + [&] {
+      size_t vfs = 0;
+      for (int n : node.rails) vfs += node.nics[static_cast<size_t>(n)].vfs.size();
+      return vfs;
+    }());
+  }
+}
+
 TEST_CASE("a smaller slice size and the generation are the caller's", "[dra]") {
   GeneratedFixture fx("dgx-h100");
   const auto slices =
