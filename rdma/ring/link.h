@@ -8,6 +8,8 @@
 #include <functional>
 #include <string>
 
+#include "rdma/ring/interrupt.h"
+
 namespace railyard::rdma {
 
 class RingLink {
@@ -43,6 +45,18 @@ class RingLink {
 
   // "tcp 10.0.0.1", "verbs mlx5_0:1 gid 3 (RoCE v2) mtu 4096, dma-buf": for the run's header.
   virtual std::string describe() const = 0;
+
+  // Another rail of the same collective failed: the exchange under way (or the next one) stops
+  // waiting and throws kInterrupted. From any thread; lasting, as the run is over.
+  void interrupt() noexcept { interrupt_.raise(); }
+  static constexpr const char* kInterrupted = "stopped: another rail failed first";
+
+ protected:
+  // Where an implementation's poll() watches for interrupt().
+  int interrupt_fd() const { return interrupt_.fd(); }
+
+ private:
+  Interrupt interrupt_;
 };
 
 }  // namespace railyard::rdma

@@ -1,5 +1,6 @@
 #include "rdma/ring/ring.h"
 
+#include <atomic>
 #include <chrono>
 #include <exception>
 #include <thread>
@@ -28,6 +29,9 @@ std::vector<double> Ring::allreduce(const void* send, void* recv, size_t count, 
     return seconds;
   }
   std::vector<std::exception_ptr> errors(rails);
+  // The rail that failed first names the cause; the others are stopped rather than waited for
+  // (a dead neighbour is not always seen on every rail at once: one rail may sit out its timeout).
+  std::atomic<int> first_failed{-1};
   std::vector<std::thread> threads;
   for (size_t k = 0; k < rails; ++k) {
     threads.emplace_back([&, k] {
@@ -63,12 +67,15 @@ std::vector<double> Ring::allreduce(const void* send, void* recv, size_t count, 
         seconds[k] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       } catch (...) {
         errors[k] = std::current_exception();
+        int none = -1;
+        if (first_failed.compare_exchange_strong(none, static_cast<int>(k)))
+          for (size_t j = 0; j < rails; ++j)
+            if (j != k) links_[j]->interrupt();
       }
     });
   }
   for (auto& t : threads) t.join();
-  for (auto& e : errors)
-    if (e) std::rethrow_exception(e);
+  if (first_failed >= 0) std::rethrow_exception(errors[static_cast<size_t>(first_failed.load())]);
   return seconds;
 }
 

@@ -89,7 +89,7 @@ void TcpLink::exchange(const char* out, size_t out_bytes, char* landing, size_t 
     flows[j].in = part(in_bytes, granule, n, j);
     if (flows[j].out.len) next_piece(flows[j], streams_[j]);
   }
-  std::vector<pollfd> fds(2 * n);
+  std::vector<pollfd> fds(2 * n + 1);  // and, last, interrupt()
   auto busy = [&] {
     for (const Flow& f : flows)
       if (f.sent < f.out.len || f.got < f.in.len) return true;
@@ -103,6 +103,7 @@ void TcpLink::exchange(const char* out, size_t out_bytes, char* landing, size_t 
       fds[2 * j + 1] = {streams_[j].prev.fd(),
                         static_cast<short>(flows[j].got < flows[j].in.len ? POLLIN : 0), 0};
     }
+    fds[2 * n] = {interrupt_fd(), POLLIN, 0};
     const int r = ::poll(fds.data(), fds.size(), static_cast<int>(timeout_.count()));
     if (r == 0) {
       bool receiving = false;
@@ -114,6 +115,7 @@ void TcpLink::exchange(const char* out, size_t out_bytes, char* landing, size_t 
       if (errno == EINTR) continue;
       throw NetError(std::string("poll: ") + std::strerror(errno));
     }
+    if (fds[2 * n].revents) throw NetError(kInterrupted);
     for (size_t j = 0; j < n; ++j) {
       Flow& f = flows[j];
       Stream& s = streams_[j];

@@ -188,18 +188,20 @@ class VerbsLink final : public RingLink {
     spin_until = now + kSpin;
   }
 
-  // Arms the completion queue, then sleeps on its channel and the sockets of the neighbours
-  // still there, until `until` at most. True when the NIC completed something.
+  // Arms the completion queue, then sleeps on its channel, the sockets of the neighbours still
+  // there and interrupt(), until `until` at most. True when the NIC completed something.
   bool wait_for_news(Clock::time_point until) {
     if (ibv_req_notify_cq(cq_, 0)) throw NetError(sys_error("ibv_req_notify_cq"));
     if (poll_cq()) return true;  // landed between the last poll and arming: no event comes for it
     // A negative fd is skipped by poll(): a closed socket would read as news forever.
-    pollfd fds[3] = {{channel_->fd, POLLIN, 0},
+    pollfd fds[4] = {{channel_->fd, POLLIN, 0},
                      {next_gone_ ? -1 : next_sock_.fd(), POLLIN, 0},
-                     {prev_gone_ ? -1 : prev_sock_.fd(), POLLIN, 0}};
+                     {prev_gone_ ? -1 : prev_sock_.fd(), POLLIN, 0},
+                     {interrupt_fd(), POLLIN, 0}};
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now());
     const int ms = static_cast<int>(std::clamp<int64_t>(left.count() + 1, 1, 1000));
-    if (::poll(fds, 3, ms) < 0 && errno != EINTR) throw NetError(sys_error("poll"));
+    if (::poll(fds, 4, ms) < 0 && errno != EINTR) throw NetError(sys_error("poll"));
+    if (fds[3].revents) throw NetError(kInterrupted);
     if (fds[1].revents) note_closed(next_sock_, next_name_, next_gone_);
     if (fds[2].revents) note_closed(prev_sock_, prev_name_, prev_gone_);
     if (!(fds[0].revents & POLLIN)) return false;

@@ -1,0 +1,82 @@
+// One rail's failure stops the others: a rank names a dead neighbour as soon as any rail sees it,
+// instead of waiting out the timeout on a rail where the death went unseen (in the rails lab a
+// rank once named a killed neighbour after 65 s, past its 60 s timeout).
+#include <poll.h>
+
+#include <catch2/catch.hpp>
+#include <thread>
+
+#include "rdma/memory/memory.h"
+#include "rdma/ring/ring.h"
+#include "rdma/transport/socket.h"
+#include "rdma/transport/tcp_link.h"
+
+using namespace railyard::rdma;
+
+namespace {
+
+// A rail whose exchange fails at once with `error`, or, with no error, waits for interrupt()
+// (polling the fd as the real links do) up to 20 s, then fails as a timeout would.
+class FakeLink final : public RingLink {
+ public:
+  explicit FakeLink(std::string error = "") : error_(std::move(error)) {}
+  void exchange(const char*, size_t, char*, size_t, size_t, const Sink&) override {
+    ++calls;
+    if (!error_.empty()) throw NetError(error_);
+    pollfd p{interrupt_fd(), POLLIN, 0};
+    if (::poll(&p, 1, 20000) == 1) {
+      interrupted = true;
+      throw NetError(kInterrupted);
+    }
+    throw NetError("timed out waiting for rank 2 (rail 0)");
+  }
+  std::string describe() const override { return "fake"; }
+  int calls = 0;
+  bool interrupted = false;
+
+ private:
+  std::string error_;
+};
+
+}  // namespace
+
+TEST_CASE("a rail that fails stops the others, and its error is the one reported",
+          "[ring][interrupt]") {
+  auto memory = host_memory(false);
+  std::vector<std::unique_ptr<RingLink>> links;
+  links.push_back(std::make_unique<FakeLink>());  // rail 0 saw nothing
+  links.push_back(std::make_unique<FakeLink>("rank 2 (rail 1) closed the connection"));
+  links.push_back(std::make_unique<FakeLink>());
+  std::vector<FakeLink*> fakes;
+  for (auto& l : links) fakes.push_back(static_cast<FakeLink*>(l.get()));
+  Ring ring(0, 3, std::move(links), *memory);
+  std::vector<float> send(300, 1.0f), recv(300);
+  CHECK_THROWS_WITH(ring.allreduce(send.data(), recv.data(), send.size(), DType::kFloat32),
+                    "rank 2 (rail 1) closed the connection");
+  CHECK(fakes[0]->interrupted);
+  CHECK(fakes[2]->interrupted);
+  CHECK_FALSE(fakes[1]->interrupted);
+}
+
+TEST_CASE("the TCP link's exchange stops waiting when interrupted", "[ring][interrupt][tcp]") {
+  auto memory = host_memory(false);
+  const auto t = std::chrono::seconds(30);
+  Socket l = Socket::listen_on("127.0.0.1", 0);
+  std::vector<Socket> next, prev;
+  next.push_back(Socket::connect_to({"127.0.0.1", l.local_port()}, "127.0.0.1", t));
+  prev.push_back(l.accept_one(t, "itself"));
+  // A ring of one: it waits for bytes from its "previous rank", which sends none.
+  TcpLink link(std::move(next), std::move(prev), *memory, "rank 1", "rank 1", "127.0.0.1", t);
+  std::vector<char> in(1 << 20);
+  std::string error;
+  std::thread waiter([&] {
+    try {
+      link.exchange(nullptr, 0, in.data(), in.size(), 1, [](size_t, const char*, size_t) {});
+    } catch (const NetError& e) {
+      error = e.what();
+    }
+  });
+  link.interrupt();  // before or during the wait: either way the exchange must end with it
+  waiter.join();
+  CHECK(error == RingLink::kInterrupted);
+}
