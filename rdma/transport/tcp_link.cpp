@@ -35,6 +35,15 @@ struct Flow {
   size_t got = 0, delivered = 0, stage_at = 0;
 };
 
+// Why a connection failed ("Connection timed out": its user timeout, "Connection reset by peer").
+std::string socket_error(int fd) {
+  int err = 0;
+  socklen_t len = sizeof err;
+  if (::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 || err == 0)
+    return "connection closed";
+  return std::strerror(err);
+}
+
 }  // namespace
 
 TcpLink::TcpLink(std::vector<Socket> next, std::vector<Socket> prev, Memory& memory,
@@ -119,6 +128,12 @@ void TcpLink::exchange(const char* out, size_t out_bytes, char* landing, size_t 
     for (size_t j = 0; j < n; ++j) {
       Flow& f = flows[j];
       Stream& s = streams_[j];
+      // A connection this exchange does not use reports a reset or a timeout whatever it asked
+      // for: ignored, it made poll() return at once, forever, and the timeout never came.
+      if (f.sent >= f.out.len && (fds[2 * j].revents & (POLLERR | POLLHUP)))
+        throw NetError("lost " + next_name_ + ": " + socket_error(s.next.fd()));
+      if (f.got >= f.in.len && (fds[2 * j + 1].revents & (POLLERR | POLLHUP)))
+        throw NetError("lost " + prev_name_ + ": " + socket_error(s.prev.fd()));
       if (f.sent < f.out.len && (fds[2 * j].revents & (POLLOUT | POLLERR | POLLHUP))) {
         const ssize_t k = ::send(s.next.fd(), f.piece + f.piece_sent, f.piece_len - f.piece_sent,
                                  MSG_NOSIGNAL | MSG_DONTWAIT);

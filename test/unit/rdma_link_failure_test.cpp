@@ -1,9 +1,14 @@
-// One rail's failure stops the others: a rank names a dead neighbour as soon as any rail sees it,
-// instead of waiting out the timeout on a rail where the death went unseen (in the rails lab a
-// rank once named a killed neighbour after 65 s, past its 60 s timeout).
+// How links fail. One rail's failure stops the others: a rank names a dead neighbour as soon as
+// any rail sees it, instead of waiting out the timeout on a rail where the death went unseen (in
+// the rails lab a rank once named a killed neighbour after 65 s, past its 60 s timeout). And a
+// TCP connection lost while the exchange does not use it is named, not spun on.
 #include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 
 #include "rdma/memory/memory.h"
@@ -79,4 +84,45 @@ TEST_CASE("the TCP link's exchange stops waiting when interrupted", "[ring][inte
   link.interrupt();  // before or during the wait: either way the exchange must end with it
   waiter.join();
   CHECK(error == RingLink::kInterrupted);
+}
+
+TEST_CASE("a TCP connection reset while the exchange only receives is named, not spun on",
+          "[ring][tcp]") {
+  auto memory = host_memory(false);
+  const auto t = std::chrono::seconds(30);
+  Socket to_next = Socket::listen_on("127.0.0.1", 0), to_me = Socket::listen_on("127.0.0.1", 0);
+  std::vector<Socket> next, prev;
+  next.push_back(Socket::connect_to({"127.0.0.1", to_next.local_port()}, "127.0.0.1", t));
+  Socket next_end = to_next.accept_one(t, "the link");
+  Socket prev_end = Socket::connect_to({"127.0.0.1", to_me.local_port()}, "127.0.0.1", t);
+  prev.push_back(to_me.accept_one(t, "rank 1"));
+  TcpLink link(std::move(next), std::move(prev), *memory, "rank 1", "rank 2", "127.0.0.1", t);
+  // The next rank's end resets (as a user timeout or a crash does): RST, not FIN.
+  const linger abort{1, 0};
+  REQUIRE(::setsockopt(next_end.fd(), SOL_SOCKET, SO_LINGER, &abort, sizeof abort) == 0);
+  next_end = Socket();
+  std::vector<char> in(1 << 20);
+  std::mutex m;
+  std::condition_variable cv;
+  std::string error;
+  bool done = false;
+  std::thread waiter([&] {
+    std::string e;
+    try {
+      link.exchange(nullptr, 0, in.data(), in.size(), 1, [](size_t, const char*, size_t) {});
+    } catch (const NetError& x) {
+      e = x.what();
+    }
+    std::lock_guard lock(m);
+    error = e;
+    done = true;
+    cv.notify_all();
+  });
+  {
+    // Bounded, so that a link that spins fails this test instead of hanging it.
+    std::unique_lock lock(m);
+    if (!cv.wait_for(lock, std::chrono::seconds(10), [&] { return done; })) link.interrupt();
+  }
+  waiter.join();
+  CHECK(error == "lost rank 1: Connection reset by peer");
 }
