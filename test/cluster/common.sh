@@ -26,6 +26,7 @@ PAUSE_IMAGE=localhost/railyard-pause:1
 RAILYARD_IMAGE=docker.io/library/railyard:0.1.0
 RAILS=8
 VFS_PER_RAIL=4
+LEAF_MTU=9000 # the leaf bridges and their ports: jumbo, as a RoCE fabric is
 
 step() { printf '== cluster: %s\n' "$*"; }
 cached_bin() { echo "$CACHE/bin"; }

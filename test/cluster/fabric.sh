@@ -18,11 +18,14 @@ up() {
   "$bin/railyard-fixture" "$here/node.json" "$SYSFS_ROOT" >/dev/null
   echo '{"selectors": {"linkTypes": ["infiniband"]}}' >"$RAILS_FILE"
   local k j
+  # A fabric's leaf ports take jumbo frames, as a real one is set up for RoCE: at 1500 they
+  # forwarded the rails' (MTU 4092) GSO bursts but dropped every lone segment over 1500 bytes,
+  # and a TCP stream's tail hung until its user timeout.
   for ((k = 0; k < RAILS; k++)); do
-    ip link add "ryleaf$k" type bridge
+    ip link add "ryleaf$k" mtu "$LEAF_MTU" type bridge
     ip link set "ryleaf$k" up
     for ((j = 0; j < VFS_PER_RAIL; j++)); do
-      ip link add "ryr${k}v$j" type veth peer name "ryr${k}v${j}p"
+      ip link add "ryr${k}v$j" mtu "$LEAF_MTU" type veth peer name "ryr${k}v${j}p" mtu "$LEAF_MTU"
       ip link set "ryr${k}v${j}p" master "ryleaf$k" up
     done
   done
