@@ -12,6 +12,8 @@
 #include "nccl-tests-wrapper/fleet/run.h"
 #include "nccl-tests-wrapper/nccl/parse.h"
 #include "nccl-tests-wrapper/run/report.h"
+#include "rdma/bench/options.h"
+#include "rdma/run/launch.h"
 
 namespace v = railyard::validate;
 
@@ -46,6 +48,16 @@ std::string default_node_name() {
   char host[256] = {};
   ::gethostname(host, sizeof host - 1);
   return host;
+}
+
+// `run`'s rank under a launcher (see Config::rank); 0 when run alone.
+int launcher_rank() {
+  try {
+    return railyard::rdma::launcher_rank(railyard::rdma::bench::env).value_or(0);
+  } catch (const std::exception& e) {
+    std::cerr << "railyard-validate run: " << e.what() << "\n";
+    std::exit(2);
+  }
 }
 
 struct FleetOutputs {
@@ -105,6 +117,12 @@ int main(int argc, char** argv) {
                   "write an SVG plot of each rail's throughput during the run across all rails");
   run->add_option("--sysfs-root", sysfs_root, "overrides the config's sysfsRoot");
   run->add_option("--rails", rails, "overrides the config's railsFile");
+  std::optional<int> run_rank;
+  run->add_option("--rank", run_rank,
+                  "this rank when one validate runs per node (or OMPI_COMM_WORLD_RANK, "
+                  "JOB_COMPLETION_INDEX, RANK): only rank 0's benchmark prints results, the "
+                  "others are judged by exit status")
+      ->check(CLI::NonNegativeNumber);
   v::FleetSettings fleet_settings;
   FleetOutputs fleet_out;
   auto* fleet = app.add_subcommand(
@@ -188,6 +206,7 @@ int main(int argc, char** argv) {
   }
   if (!sysfs_root.empty()) cfg.sysfs_root = sysfs_root;
   if (!rails.empty()) cfg.rails_file = rails;
+  cfg.rank = run_rank ? *run_rank : launcher_rank();
   const v::Report report = v::validate_node(cfg);
   v::print_report(report, std::cout);
   bool written = true;

@@ -81,6 +81,10 @@ struct Config {
   std::string rails_file;
   Checks checks;
   Benchmark benchmark;
+  // This process's rank when a launcher started one validate per node (an Indexed Job, mpirun):
+  // as in nccl-tests, only rank 0's benchmark prints the results, so the other ranks judge their
+  // run by its exit status alone. Not in the file: from --rank or the launcher's environment.
+  int rank = 0;
   static Config parse(const nlohmann::json& j);  // throws ConfigError naming the field
   static Config load(const std::string& path);
 };

@@ -12,6 +12,7 @@ namespace {
 using nlohmann::json;
 
 std::string busbw_text(const RunOutcome& r) {
+  if (r.measured_by_rank0) return "ran; measured by rank 0";
   if (!r.busbw) return "-";
   char buf[32];
   std::snprintf(buf, sizeof buf, *r.busbw < 1 && *r.busbw > 0 ? "%.3f GB/s" : "%.1f GB/s",
@@ -85,6 +86,7 @@ json report_json(const Report& r) {
          {"attempts", run.attempts},
          {"exit_code", run.exit_code},
          {"busbw", run.busbw ? json(*run.busbw) : json(nullptr)},
+         {"measured_by_rank0", run.measured_by_rank0},
          {"ok", run.problems.empty()},
          {"problems", run.problems},
          {"avg_busbw", run.parsed.avg_busbw ? json(*run.parsed.avg_busbw) : json(nullptr)}});

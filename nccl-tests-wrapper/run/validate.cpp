@@ -149,6 +149,9 @@ void judge(const Config& cfg, std::optional<double> line_rate_gbps,
     run.problems.push_back("could not start " + cfg.benchmark.command);
     return;
   }
+  run.measured_by_rank0 =
+      cfg.rank > 0 && run.exit_code == 0 && p.rows.empty() && !p.complete && p.errors.size() <= 1;
+  if (run.measured_by_rank0) return;
   if (run.exit_code == 124)
     run.problems.push_back("timed out after " + std::to_string(cfg.benchmark.timeout_seconds) +
                            " s");

@@ -28,6 +28,7 @@ struct RunOutcome {
   std::vector<std::string> rdma_devices;  // the rails under test
   bool could_not_run = false;             // the command could not be started
   std::string last_words;                 // the output's last line, for a failed run's report
+  bool measured_by_rank0 = false;         // this rank printed no results, rightly (Config::rank)
 };
 
 enum class Verdict { kPass = 0, kFail = 1, kCouldNotRun = 2 };

@@ -1,23 +1,41 @@
 #include "rdma/run/launch.h"
 
+#include <utility>
+
 namespace railyard::rdma {
 
-Launch resolve_launch(const Launch& flags,
-                      const std::function<std::optional<std::string>(const std::string&)>& getenv) {
+namespace {
+
+// The launchers' (rank, size) variables, in the order they are believed: mpirun, an Indexed Job
+// (its size comes from WORLD_SIZE), torchrun.
+constexpr std::pair<const char*, const char*> kRankVars[] = {
+    {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
+    {"JOB_COMPLETION_INDEX", ""},
+    {"RANK", "WORLD_SIZE"}};
+
+std::optional<int> env_number(const Getenv& getenv, const char* var) {
+  auto v = getenv(var);
+  if (!v) return std::nullopt;
+  try {
+    return std::stoi(*v);
+  } catch (const std::exception&) {
+    throw NetError(std::string(var) + "='" + *v + "' is not a number");
+  }
+}
+
+}  // namespace
+
+std::optional<int> launcher_rank(const Getenv& getenv) {
+  for (const auto& [rank_var, size_var] : kRankVars)
+    if (auto r = env_number(getenv, rank_var)) return r;
+  return std::nullopt;
+}
+
+Launch resolve_launch(const Launch& flags, const Getenv& getenv) {
   Launch l = flags;
-  auto num = [&](const char* var) -> std::optional<int> {
-    auto v = getenv(var);
-    if (!v) return std::nullopt;
-    try {
-      return std::stoi(*v);
-    } catch (const std::exception&) {
-      throw NetError(std::string(var) + "='" + *v + "' is not a number");
-    }
-  };
+  auto num = [&](const char* var) { return env_number(getenv, var); };
   if (l.rank >= 0) l.source = "flags";
-  for (const auto& [rank_var, size_var] :
-       {std::pair{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
-        std::pair{"JOB_COMPLETION_INDEX", ""}, std::pair{"RANK", "WORLD_SIZE"}}) {
+  for (const auto& [rank_var, size_var] : kRankVars) {
     if (l.rank >= 0) break;
     if (auto r = num(rank_var)) {
       l.rank = *r;

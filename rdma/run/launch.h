@@ -17,8 +17,13 @@ struct Launch {
   std::string source;      // which of the above supplied the rank, for messages
 };
 
+using Getenv = std::function<std::optional<std::string>(const std::string&)>;
+
 // Throws NetError naming what is missing.
-Launch resolve_launch(const Launch& flags,
-                      const std::function<std::optional<std::string>(const std::string&)>& getenv);
+Launch resolve_launch(const Launch& flags, const Getenv& getenv);
+
+// The rank a launcher gave this process, from the same variables in the same order; none when
+// no launcher did. Throws NetError for a variable that is not a number.
+std::optional<int> launcher_rank(const Getenv& getenv);
 
 }  // namespace railyard::rdma

@@ -208,6 +208,31 @@ TEST_CASE("a run that fails before its table: the report quotes its last line", 
   CHECK_THAT(r.out, Catch::Contains("it said: railyard-bench: rank 1 never joined"));
 }
 
+TEST_CASE("rank 1 of an Indexed Job: its benchmark prints no table, rank 0 measures",
+          "[validate][run]") {
+  Node n;
+  n.put("default.txt", "");  // as nccl-tests and railyard-bench do on every rank but 0
+  n.put("all.txt", "");
+  auto quiet = run({kValidate, "run", "--config", n.config(), "--report",
+                    (n.dir.path() / "report.json").string()},
+                   {{"JOB_COMPLETION_INDEX", "1"}});
+  CHECK(quiet.exit_code == 0);
+  CHECK_THAT(quiet.out, Catch::Contains("ok    rail 0 (mlx5_0)  ran; measured by rank 0"));
+  CHECK(n.run_named("rail 0 (mlx5_0)")["measured_by_rank0"] == true);
+  // Rank 0 itself must see the table: the same silence fails there.
+  auto rank0 = n.validate(n.config());
+  CHECK(rank0.exit_code == 1);
+  CHECK(n.run_named("rail 0 (mlx5_0)")["problems"] ==
+        json::array({"did not finish: no nccl-tests results header found"}));
+  // And on rank 1 a benchmark that fails still fails the rail.
+  n.put("mlx5_5.txt", "railyard-bench: lost rank 0 (rail 0): Connection timed out\n");
+  n.put("mlx5_5.exit", "1\n");
+  auto failed = run({kValidate, "run", "--rank", "1", "--config", n.config(), "--report",
+                     (n.dir.path() / "report.json").string()});
+  CHECK(failed.exit_code == 1);
+  CHECK(n.run_named("rail 3 (mlx5_5)")["problems"][0] == "exited with 1");
+}
+
 TEST_CASE("a sweep whose average is low but whose large rows pass: pass", "[validate][run]") {
   Node n;
   n.put("default.txt", output(46.0, 0.05));  // small messages are latency-bound
