@@ -5,6 +5,8 @@ find_package(nlohmann_json 3.10 REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(fmt REQUIRED)
 find_package(spdlog REQUIRED)
+# railyard-dra-driver talks to the API server over HTTPS (libcurl4-openssl-dev).
+find_package(CURL REQUIRED)
 
 # spdlog and fmt header-only: Debian's spdlog targets link the shared libfmt, and the CNI plugins
 # must be static executables.

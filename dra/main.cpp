@@ -1,40 +1,172 @@
-// railyard-dra-driver: the DRA driver (resource.k8s.io/v1). For now only `slices`, which prints
-// the ResourceSlices this node would publish; the kubelet plugin and the publisher come later
+// railyard-dra-driver: the DRA driver (resource.k8s.io/v1). `slices` prints the ResourceSlices
+// this node would publish; `publish` sends them to the API server and republishes when the
+// devices or their health change. The kubelet plugin (NodePrepareResources) is not written yet
 // (dra/README.md).
-#include <CLI/CLI.hpp>
-#include <cstdlib>
-#include <iostream>
+#include <poll.h>
+#include <pthread.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
 
+#include <CLI/CLI.hpp>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <map>
+
+#include "dra/apiserver.h"
 #include "dra/health.h"
+#include "dra/publisher.h"
 #include "dra/slices.h"
+#include "dra/validate.h"
 #include "topology/discover/discover.h"
 
 namespace dra = railyard::dra;
 namespace topo = railyard::topology;
+using json = nlohmann::json;
 
 namespace {
 
-int run_slices(const std::string& sysfs_flag, const std::string& rails_flag,
-               const dra::SliceOptions& options) {
-  const topo::Sysfs sysfs(topo::sysfs_root_from(sysfs_flag));
+struct Source {
+  std::string sysfs_flag, rails_flag;
+};
+
+topo::RailsConfig load_rails(const Source& src) {
+  const bool named = !src.rails_flag.empty() || std::getenv("RAILYARD_RAILS_FILE");
+  return topo::load_rails_config(topo::rails_file_from(src.rails_flag), named);
+}
+
+topo::Node read_node(const topo::Sysfs& sysfs, const topo::RailsConfig& rails) {
+  // VF ports as the device plugin reads them, so that both judge a VF's health alike.
+  return topo::discover(sysfs, rails, {.vf_ports = true});
+}
+
+int run_slices(const Source& src, const dra::SliceOptions& options) {
+  const topo::Sysfs sysfs(topo::sysfs_root_from(src.sysfs_flag));
   topo::Node node;
   try {
-    const bool named = !rails_flag.empty() || std::getenv("RAILYARD_RAILS_FILE");
-    // VF ports as the device plugin reads them, so that both judge a VF's health alike.
-    node = topo::discover(sysfs, topo::load_rails_config(topo::rails_file_from(rails_flag), named),
-                          {.vf_ports = true});
+    node = read_node(sysfs, load_rails(src));
   } catch (const std::exception& e) {
     std::cerr << "railyard-dra-driver slices: " << e.what() << "\n";
     return 2;
   }
   for (const auto& d : node.diagnostics.all()) std::cerr << d.to_string() << "\n";
   // A v1 List: what `kubectl apply -f` and `kubectl create -f` take as it is.
-  nlohmann::json list = {
-      {"apiVersion", "v1"}, {"kind", "List"}, {"items", nlohmann::json::array()}};
+  json list = {{"apiVersion", "v1"}, {"kind", "List"}, {"items", json::array()}};
   for (auto& s : dra::node_slices(node, dra::check_health(sysfs, node), options))
     list["items"].push_back(std::move(s));
   std::cout << list.dump(2) << "\n";
   return node.diagnostics.has_errors() ? 1 : 0;
+}
+
+struct PublishOptions {
+  dra::ApiConfig api;
+  int interval_ms = 1000;
+  bool once = false;
+  bool delete_on_exit = false;
+};
+
+// Logs what changed in the devices' health since the last look: name -> reason.
+void log_health_changes(const std::vector<dra::Device>& devices,
+                        std::map<std::string, std::string>& unhealthy) {
+  std::map<std::string, std::string> now;
+  for (const auto& d : devices)
+    if (!d.healthy) now[d.name] = d.reason.empty() ? "unhealthy" : d.reason;
+  for (const auto& [name, reason] : now)
+    if (auto it = unhealthy.find(name); it == unhealthy.end() || it->second != reason)
+      spdlog::warn("device {} unhealthy: {}", name, reason);
+  for (const auto& [name, reason] : unhealthy)
+    if (!now.count(name)) spdlog::info("device {} healthy again", name);
+  unhealthy = std::move(now);
+}
+
+int run_publish(const Source& src, dra::SliceOptions options, const PublishOptions& po) {
+  topo::RailsConfig rails;
+  dra::ApiConfig api_config;
+  try {
+    rails = load_rails(src);
+    api_config = dra::in_cluster_config(po.api);
+  } catch (const std::exception& e) {
+    spdlog::error("cannot start: {}", e.what());
+    return 2;
+  }
+  sigset_t set;
+  sigemptyset(&set);
+  for (int s : {SIGTERM, SIGINT}) sigaddset(&set, s);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  const int sfd = signalfd(-1, &set, SFD_CLOEXEC);
+
+  const topo::Sysfs sysfs(topo::sysfs_root_from(src.sysfs_flag));
+  dra::ApiClient api(api_config);
+  dra::Publisher pub(api, options.node_name);
+  spdlog::info("node {}: publishing to {} every {} ms (sysfs {}, unhealthy devices {})",
+               options.node_name, api_config.server, po.interval_ms, sysfs.root().string(),
+               options.unhealthy == dra::Unhealthy::kDrop ? "left out" : "marked");
+  std::string published;  // the pool as last published, generation aside
+  std::string last_error, last_diagnostics;
+  std::map<std::string, std::string> unhealthy;
+  int rc = 0;
+  for (;;) {
+    try {
+      if (!pub.connected()) {
+        pub.connect();
+        spdlog::info("API server {}: Node {} found; the pool's generation is {}", api_config.server,
+                     options.node_name, pub.last_generation());
+      }
+      const topo::Node node = read_node(sysfs, rails);
+      std::string diagnostics;
+      for (const auto& d : node.diagnostics.all()) diagnostics += d.to_string() + "\n";
+      if (diagnostics != last_diagnostics && !diagnostics.empty())
+        spdlog::warn("sysfs: {}", diagnostics);
+      last_diagnostics = diagnostics;
+      const auto devices = dra::build_devices(node, dra::check_health(sysfs, node));
+      log_health_changes(devices, unhealthy);
+      dra::SliceOptions probe = options;
+      probe.generation = 0;
+      std::string content;
+      for (const auto& s : dra::build_slices(devices, probe)) content += s.dump();
+      if (content != published) {
+        options.generation = pub.last_generation() + 1;
+        const auto slices = dra::build_slices(devices, options);
+        size_t count = 0;
+        for (const auto& s : slices) {
+          count += s["spec"]["devices"].size();
+          if (auto problems = dra::validate_slice(s); !problems.empty())
+            throw std::runtime_error("slice " + s["metadata"].value("name", "") +
+                                     " would be rejected: " + problems.front());
+        }
+        pub.publish(slices);
+        spdlog::info("published generation {}: {} devices in {} slices ({} of {} unhealthy)",
+                     options.generation, count, slices.size(), unhealthy.size(), devices.size());
+        published = content;
+      }
+      last_error.clear();
+    } catch (const std::exception& e) {
+      // Once per distinct error, so that an API server down for minutes is one line.
+      if (e.what() != last_error) spdlog::error("{}", e.what());
+      last_error = e.what();
+      if (po.once) return 1;
+    }
+    if (po.once) break;
+    pollfd p{sfd, POLLIN, 0};
+    if (poll(&p, 1, po.interval_ms) > 0) {
+      signalfd_siginfo si{};
+      if (read(sfd, &si, sizeof si) == sizeof si)
+        spdlog::info("signal {}: stopping", strsignal(static_cast<int>(si.ssi_signo)));
+      break;
+    }
+  }
+  if (po.delete_on_exit && pub.connected()) {
+    try {
+      spdlog::info("deleted {} slices of the pool", pub.remove_all());
+    } catch (const std::exception& e) {
+      spdlog::error("deleting the pool's slices: {}", e.what());
+      rc = 1;
+    }
+  }
+  return rc;
 }
 
 }  // namespace
@@ -42,25 +174,49 @@ int run_slices(const std::string& sysfs_flag, const std::string& rails_flag,
 int main(int argc, char** argv) {
   CLI::App app{"railyard-dra-driver: rails and GPU+NIC bundles as DRA devices"};
   app.require_subcommand(1);
-  std::string sysfs_root, rails_file;
+  Source src;
   const char* env_node = std::getenv("NODE_NAME");
   dra::SliceOptions opt{.node_name = env_node ? env_node : ""};
   bool keep_unhealthy = false;
+  PublishOptions po;
+  std::string log_level = "info";
+  auto common = [&](CLI::App* cmd) {
+    cmd->add_option("--sysfs-root", src.sysfs_flag,
+                    "Read DIR/sys instead of /sys (env RAILYARD_SYSFS_ROOT)");
+    cmd->add_option("--rails", src.rails_flag,
+                    "Rails file (env RAILYARD_RAILS_FILE, default /etc/railyard/rails.json)");
+    cmd->add_option("--node", opt.node_name, "Node name (env NODE_NAME)");
+    cmd->add_flag("--keep-unhealthy", keep_unhealthy,
+                  "Publish unhealthy devices with railyard.io/healthy false instead of dropping");
+  };
   auto* slices = app.add_subcommand("slices", "Print this node's ResourceSlices (a v1 List)");
-  slices->add_option("--sysfs-root", sysfs_root,
-                     "Read DIR/sys instead of /sys (env RAILYARD_SYSFS_ROOT)");
-  slices->add_option("--rails", rails_file,
-                     "Rails file (env RAILYARD_RAILS_FILE, default /etc/railyard/rails.json)");
-  slices->add_option("--node", opt.node_name, "Node name (env NODE_NAME)");
+  common(slices);
   slices->add_option("--generation", opt.generation, "spec.pool.generation")->capture_default_str();
-  slices->add_flag("--keep-unhealthy", keep_unhealthy,
-                   "Publish unhealthy devices with railyard.io/healthy false instead of dropping");
+  auto* publish = app.add_subcommand(
+      "publish", "Publish this node's ResourceSlices to the API server and keep them current");
+  common(publish);
+  publish->add_option("--interval", po.interval_ms, "Look at sysfs and health every N ms")
+      ->capture_default_str()
+      ->check(CLI::Range(50, 3600000));
+  publish->add_option("--server", po.api.server,
+                      "API server URL (default: in-cluster, KUBERNETES_SERVICE_HOST/PORT)");
+  publish->add_option("--token-file", po.api.token_file,
+                      "Bearer token file (default: the service account's)");
+  publish->add_option("--ca-file", po.api.ca_file, "CA bundle (default: the service account's)");
+  publish->add_flag("--once", po.once, "Publish once and exit (1 when that failed)");
+  publish->add_flag("--delete-on-exit", po.delete_on_exit,
+                    "On SIGTERM or SIGINT delete the pool's slices before exiting");
+  publish->add_option("--log-level", log_level, "trace, debug, info, warning, error")
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   if (opt.node_name.empty()) {
-    std::cerr << "railyard-dra-driver slices: --node or NODE_NAME is required\n";
+    std::cerr << "railyard-dra-driver: --node or NODE_NAME is required\n";
     return 2;
   }
   opt.unhealthy = keep_unhealthy ? dra::Unhealthy::kMark : dra::Unhealthy::kDrop;
-  if (*slices) return run_slices(sysfs_root, rails_file, opt);
+  if (*slices) return run_slices(src, opt);
+  spdlog::set_default_logger(spdlog::stderr_color_mt("railyard-dra-driver"));
+  spdlog::set_level(spdlog::level::from_str(log_level == "warning" ? "warn" : log_level));
+  if (*publish) return run_publish(src, opt, po);
   return 2;
 }

@@ -82,7 +82,10 @@ void add_pci(json& a, const topo::PciDevice& pci) {
 }
 
 void set_health(Device& d, const Health& health) {
-  if (auto it = health.find(d.pci); it != health.end()) d.healthy = it->second.healthy;
+  if (auto it = health.find(d.pci); it != health.end()) {
+    d.healthy = it->second.healthy;
+    d.reason = it->second.reason;
+  }
   d.attributes["railyard.io/healthy"] = boolean(d.healthy);
 }
 

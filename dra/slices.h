@@ -32,6 +32,7 @@ struct Device {
   topology::FunctionRef fn;
   int gpu = -1;  // index into Node::gpus for a GPU
   bool healthy = true;
+  std::string reason;                                    // why not healthy, from the health probe
   nlohmann::json attributes = nlohmann::json::object();  // qualified name -> {"int": 3}, ...
   nlohmann::json capacity = nlohmann::json::object();    // qualified name -> {"value": "400G"}
 

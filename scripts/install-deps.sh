@@ -16,6 +16,8 @@ packages=(
   libnl-3-dev libnl-route-3-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc libboost-dev
   libibverbs-dev librdmacm-dev rdma-core
+  # railyard-dra-driver's API server client (HTTPS with the service account's token)
+  libcurl4-openssl-dev
   # the venv the CUDA wheels go into
   python3-venv
 )

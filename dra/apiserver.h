@@ -1,0 +1,70 @@
+// A small client for the Kubernetes API server: JSON over HTTPS with a bearer token (libcurl),
+// enough for the DRA driver to get its Node and to list, create, update and delete its
+// ResourceSlices. In a pod it uses the service account's in-cluster configuration; tests name
+// the server, token and CA themselves.
+#pragma once
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace railyard::dra {
+
+struct ApiConfig {
+  std::string server;      // https://10.96.0.1:443
+  std::string token_file;  // read again on every request: projected tokens rotate
+  std::string ca_file;     // empty: the system's CAs
+};
+
+// KUBERNETES_SERVICE_HOST/PORT and /var/run/secrets/kubernetes.io/serviceaccount/{token,ca.crt};
+// a field given in `override` wins. Throws when no server is known.
+ApiConfig in_cluster_config(const ApiConfig& override = {});
+
+struct ApiResponse {
+  long status = 0;  // HTTP status; 0 when no response came (connection, TLS)
+  std::string body;
+  nlohmann::json json() const;  // the body parsed; null when it is not JSON
+  // "HTTP 403 Forbidden: resourceslices.resource.k8s.io is forbidden: ..." from a Status
+  // object, or the transport's error.
+  std::string message() const;
+  bool ok() const { return status >= 200 && status < 300; }
+};
+
+// A failed request: the method, path and the API server's answer.
+class ApiError : public std::runtime_error {
+ public:
+  ApiError(std::string_view method, std::string_view path, const ApiResponse& r);
+  long status() const { return status_; }
+
+ private:
+  long status_;
+};
+
+class ApiClient {
+ public:
+  explicit ApiClient(ApiConfig config);
+  ~ApiClient();
+  ApiClient(const ApiClient&) = delete;
+  ApiClient& operator=(const ApiClient&) = delete;
+
+  // One request; never throws for an HTTP status (see ApiResponse::ok).
+  ApiResponse request(std::string_view method, const std::string& path,
+                      const nlohmann::json* body = nullptr);
+  // The same, throwing ApiError unless the status is 2xx; returns the parsed body.
+  nlohmann::json call(std::string_view method, const std::string& path,
+                      const nlohmann::json* body = nullptr);
+
+  const ApiConfig& config() const { return config_; }
+
+ private:
+  struct Impl;
+  ApiConfig config_;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Percent-encoding for a query parameter's value ("spec.nodeName=n1" -> "spec.nodeName%3Dn1").
+std::string url_escape(std::string_view s);
+
+}  // namespace railyard::dra

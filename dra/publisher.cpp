@@ -1,0 +1,105 @@
+#include "dra/publisher.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "dra/slices.h"
+
+namespace railyard::dra {
+
+using json = nlohmann::json;
+
+std::string pool_list_path(const std::string& node) {
+  return std::string(kSlicesPath) +
+         "?fieldSelector=" + url_escape("spec.nodeName=" + node + ",spec.driver=" + kDriverName);
+}
+
+json with_owner(json slice, const std::string& node, const std::string& uid) {
+  // No blockOwnerDeletion: that needs update on nodes/finalizers, which the driver does not get.
+  slice["metadata"]["ownerReferences"] = json::array({{{"apiVersion", "v1"},
+                                                       {"kind", "Node"},
+                                                       {"name", node},
+                                                       {"uid", uid},
+                                                       {"controller", true}}});
+  return slice;
+}
+
+std::vector<json> Publisher::list_pool() {
+  auto list = api_.call("GET", pool_list_path(node_));
+  std::vector<json> out;
+  for (auto& item : list.value("items", json::array())) {
+    // The field selector already says so; checked again so that a server ignoring it cannot
+    // make us delete another pool's slices.
+    if (item["spec"].value("nodeName", "") != node_ ||
+        item["spec"].value("driver", "") != kDriverName)
+      continue;
+    out.push_back(std::move(item));
+  }
+  return out;
+}
+
+void Publisher::connect() {
+  auto n = api_.call("GET", "/api/v1/nodes/" + url_escape(node_));
+  node_uid_ = n["metadata"].value("uid", "");
+  if (node_uid_.empty()) throw std::runtime_error("Node " + node_ + " has no uid");
+  for (const auto& s : list_pool())
+    generation_ = std::max<int64_t>(generation_, s["spec"]["pool"].value("generation", 0));
+}
+
+void Publisher::publish(const std::vector<json>& slices) {
+  std::map<std::string, std::string> existing;  // name -> resourceVersion
+  for (const auto& s : list_pool())
+    existing[s["metadata"].value("name", "")] = s["metadata"].value("resourceVersion", "");
+  std::set<std::string> wanted;
+  for (const auto& slice : slices) {
+    json body = with_owner(slice, node_, node_uid_);
+    const std::string name = body["metadata"].value("name", "");
+    wanted.insert(name);
+    const std::string path = std::string(kSlicesPath) + "/" + name;
+    if (auto it = existing.find(name); it != existing.end()) {
+      body["metadata"]["resourceVersion"] = it->second;
+      auto r = api_.request("PUT", path, &body);
+      if (r.status == 409) {  // changed under us (or deleted and made again): read it again
+        auto now = api_.call("GET", path);
+        body["metadata"]["resourceVersion"] = now["metadata"].value("resourceVersion", "");
+        r = api_.request("PUT", path, &body);
+      } else if (r.status == 404) {  // deleted since the list
+        body["metadata"].erase("resourceVersion");
+        r = api_.request("POST", kSlicesPath, &body);
+      }
+      if (!r.ok()) throw ApiError("PUT", path, r);
+    } else {
+      auto r = api_.request("POST", kSlicesPath, &body);
+      if (r.status == 409) {  // made since the list: replace it
+        auto now = api_.call("GET", path);
+        body["metadata"]["resourceVersion"] = now["metadata"].value("resourceVersion", "");
+        r = api_.request("PUT", path, &body);
+        if (!r.ok()) throw ApiError("PUT", path, r);
+      } else if (!r.ok()) {
+        throw ApiError("POST", kSlicesPath, r);
+      }
+    }
+  }
+  for (const auto& [name, rv] : existing) {
+    if (wanted.count(name)) continue;
+    const std::string path = std::string(kSlicesPath) + "/" + name;
+    auto r = api_.request("DELETE", path);
+    if (!r.ok() && r.status != 404) throw ApiError("DELETE", path, r);
+  }
+  for (const auto& s : slices)
+    generation_ = std::max<int64_t>(generation_, s["spec"]["pool"].value("generation", 0));
+}
+
+size_t Publisher::remove_all() {
+  size_t n = 0;
+  for (const auto& s : list_pool()) {
+    const std::string path = std::string(kSlicesPath) + "/" + s["metadata"].value("name", "");
+    auto r = api_.request("DELETE", path);
+    if (!r.ok() && r.status != 404) throw ApiError("DELETE", path, r);
+    ++n;
+  }
+  return n;
+}
+
+}  // namespace railyard::dra

@@ -1,0 +1,281 @@
+// The publisher against a fake API server (plain HTTP on loopback, in a thread): the pool's
+// slices created, replaced with the resourceVersion read, the stale ones deleted, a conflict
+// read again, the generation carried over a restart, and the API server's message in errors.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "dra/apiserver.h"
+#include "dra/publisher.h"
+#include "dra/slices.h"
+
+using namespace railyard::dra;
+using nlohmann::json;
+
+namespace {
+
+// One request a connection ("Connection: close"), enough for libcurl and for the publisher.
+class FakeApiServer {
+ public:
+  FakeApiServer() {
+    fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+    socklen_t len = sizeof a;
+    getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
+    port_ = ntohs(a.sin_port);
+    REQUIRE(listen(fd_, 16) == 0);
+    thread_ = std::thread([this] { serve(); });
+  }
+  ~FakeApiServer() {
+    stop_ = true;
+    shutdown(fd_, SHUT_RDWR);
+    close(fd_);
+    thread_.join();
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+  std::mutex mu;
+  std::map<std::string, json> slices;  // name -> object
+  std::vector<std::string> log;        // "PUT /apis/..."
+  int rv = 100;
+  int conflicts = 0;       // the next N PUTs answer 409
+  bool forbidden = false;  // every request answers 403
+
+ private:
+  std::pair<int, json> handle(const std::string& method, const std::string& target,
+                              const std::string& body) {
+    std::lock_guard lock(mu);
+    log.push_back(method + " " + target);
+    const std::string status_403 =
+        "resourceslices.resource.k8s.io is forbidden: User "
+        "\"system:serviceaccount:railyard-system:railyard-dra-driver\" cannot list resource "
+        "\"resourceslices\" in API group \"resource.k8s.io\" at the cluster scope";
+    if (forbidden)
+      return {403,
+              {{"kind", "Status"},
+               {"status", "Failure"},
+               {"message", status_403},
+               {"reason", "Forbidden"},
+               {"code", 403}}};
+    const std::string base = kSlicesPath;
+    if (method == "GET" && target == "/api/v1/nodes/n1")
+      return {200, {{"kind", "Node"}, {"metadata", {{"name", "n1"}, {"uid", "uid-n1"}}}}};
+    if (method == "GET" && target.rfind(base + "?", 0) == 0) {
+      json items = json::array();
+      for (auto& [n, s] : slices)
+        if (s["spec"]["nodeName"] == "n1") items.push_back(s);
+      return {200, {{"kind", "ResourceSliceList"}, {"items", items}}};
+    }
+    if (method == "POST" && target == base) {
+      json s = json::parse(body);
+      const std::string n = s["metadata"]["name"];
+      if (slices.count(n)) return {409, {{"kind", "Status"}, {"message", "already exists"}}};
+      s["metadata"]["resourceVersion"] = std::to_string(++rv);
+      slices[n] = s;
+      return {201, s};
+    }
+    const std::string name = target.substr(base.size() + 1);
+    auto it = slices.find(name);
+    if (method == "GET")
+      return it == slices.end() ? std::pair<int, json>{404, {{"message", "not found"}}}
+                                : std::pair<int, json>{200, it->second};
+    if (method == "DELETE") {
+      if (it == slices.end()) return {404, {{"message", "not found"}}};
+      slices.erase(it);
+      return {200, {{"kind", "Status"}, {"status", "Success"}}};
+    }
+    if (method == "PUT") {
+      if (it == slices.end()) return {404, {{"message", "not found"}}};
+      json s = json::parse(body);
+      if (conflicts > 0 ||
+          s["metadata"].value("resourceVersion", "") != it->second["metadata"]["resourceVersion"]) {
+        if (conflicts > 0) {
+          --conflicts;
+          it->second["metadata"]["resourceVersion"] = std::to_string(++rv);
+        }
+        return {409,
+                {{"kind", "Status"},
+                 {"message", "Operation cannot be fulfilled on resourceslices.resource.k8s.io \"" +
+                                 name + "\": the object has been modified"}}};
+      }
+      s["metadata"]["resourceVersion"] = std::to_string(++rv);
+      it->second = s;
+      return {200, s};
+    }
+    return {405, {{"message", "unexpected " + method + " " + target}}};
+  }
+
+  void serve() {
+    while (!stop_) {
+      const int c = accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
+      if (c < 0) return;
+      std::string in;
+      char buf[65536];
+      size_t header_end = std::string::npos, need = 0;
+      for (;;) {
+        const ssize_t n = read(c, buf, sizeof buf);
+        if (n <= 0) break;
+        in.append(buf, static_cast<size_t>(n));
+        if (header_end == std::string::npos &&
+            (header_end = in.find("\r\n\r\n")) != std::string::npos) {
+          auto cl = in.find("Content-Length: ");
+          need = header_end + 4 +
+                 (cl != std::string::npos && cl < header_end ? std::stoul(in.substr(cl + 16)) : 0);
+        }
+        if (header_end != std::string::npos && in.size() >= need) break;
+      }
+      const auto sp1 = in.find(' '), sp2 = in.find(' ', sp1 + 1);
+      auto [status, out] =
+          handle(in.substr(0, sp1), in.substr(sp1 + 1, sp2 - sp1 - 1), in.substr(header_end + 4));
+      const std::string body = out.dump();
+      const std::string resp =
+          "HTTP/1.1 " + std::to_string(status) +
+          " X\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
+          "\r\nConnection: close\r\n\r\n" + body;
+      (void)!write(c, resp.data(), resp.size());
+      close(c);
+    }
+  }
+
+  int fd_ = -1;
+  int port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+std::vector<Device> devices(int n) {
+  std::vector<Device> out;
+  for (int i = 0; i < n; ++i) {
+    Device d;
+    d.name = "vf-" + std::to_string(i);
+    d.type = DeviceType::kVf;
+    d.attributes["railyard.io/rail"] = {{"int", i}};
+    out.push_back(d);
+  }
+  return out;
+}
+
+std::vector<json> pool(const std::vector<Device>& devs, int64_t generation) {
+  return build_slices(devs, {.node_name = "n1", .generation = generation, .max_devices = 2});
+}
+
+}  // namespace
+
+TEST_CASE("publisher: creates, replaces with the resourceVersion, deletes stale slices") {
+  FakeApiServer api;
+  ApiClient client({.server = api.url()});
+  Publisher pub(client, "n1");
+  pub.connect();
+  CHECK(pub.last_generation() == 0);
+
+  pub.publish(pool(devices(5), 1));  // 3 slices of at most 2
+  {
+    std::lock_guard lock(api.mu);
+    REQUIRE(api.slices.size() == 3);
+    const auto& s = api.slices.at("n1-railyard.io-0");
+    CHECK(s["metadata"]["ownerReferences"][0] == json({{"apiVersion", "v1"},
+                                                       {"kind", "Node"},
+                                                       {"name", "n1"},
+                                                       {"uid", "uid-n1"},
+                                                       {"controller", true}}));
+    CHECK(s["spec"]["pool"]["generation"] == 1);
+    CHECK(s["spec"]["pool"]["resourceSliceCount"] == 3);
+    api.log.clear();
+  }
+
+  pub.publish(pool(devices(3), 2));  // 2 slices: -0 and -1 replaced, -2 deleted
+  std::lock_guard lock(api.mu);
+  CHECK(api.slices.size() == 2);
+  CHECK(api.slices.at("n1-railyard.io-1")["spec"]["pool"]["generation"] == 2);
+  CHECK(api.slices.at("n1-railyard.io-1")["spec"]["devices"].size() == 1);
+  CHECK(api.log == std::vector<std::string>{
+                       "GET " + pool_list_path("n1"),
+                       "PUT /apis/resource.k8s.io/v1/resourceslices/n1-railyard.io-0",
+                       "PUT /apis/resource.k8s.io/v1/resourceslices/n1-railyard.io-1",
+                       "DELETE /apis/resource.k8s.io/v1/resourceslices/n1-railyard.io-2"});
+  CHECK(pub.last_generation() == 2);
+}
+
+TEST_CASE("publisher: a conflict is read again once, a restart publishes above the pool") {
+  FakeApiServer api;
+  ApiClient client({.server = api.url()});
+  {
+    Publisher pub(client, "n1");
+    pub.connect();
+    pub.publish(pool(devices(2), 7));
+    std::lock_guard lock(api.mu);
+    api.conflicts = 1;
+  }
+  Publisher again(client, "n1");
+  again.connect();
+  CHECK(again.last_generation() == 7);
+  again.publish(pool(devices(1), again.last_generation() + 1));
+  std::lock_guard lock(api.mu);
+  CHECK(api.slices.at("n1-railyard.io-0")["spec"]["pool"]["generation"] == 8);
+  CHECK(api.slices.at("n1-railyard.io-0")["spec"]["devices"].size() == 1);
+  CHECK(api.slices.size() == 1);
+}
+
+TEST_CASE("publisher: remove_all deletes the pool") {
+  FakeApiServer api;
+  ApiClient client({.server = api.url()});
+  Publisher pub(client, "n1");
+  pub.connect();
+  pub.publish(pool(devices(5), 1));
+  CHECK(pub.remove_all() == 3);
+  std::lock_guard lock(api.mu);
+  CHECK(api.slices.empty());
+}
+
+TEST_CASE("apiserver: errors carry the HTTP status and the API server's message") {
+  FakeApiServer api;
+  {
+    std::lock_guard lock(api.mu);
+    api.forbidden = true;
+  }
+  ApiClient client({.server = api.url()});
+  Publisher pub(client, "n1");
+  try {
+    pub.connect();
+    FAIL("connect did not throw");
+  } catch (const ApiError& e) {
+    CHECK(e.status() == 403);
+    CHECK(std::string(e.what()) ==
+          "GET /api/v1/nodes/n1: HTTP 403 Forbidden: resourceslices.resource.k8s.io is "
+          "forbidden: User \"system:serviceaccount:railyard-system:railyard-dra-driver\" cannot "
+          "list resource \"resourceslices\" in API group \"resource.k8s.io\" at the cluster scope");
+  }
+  ApiClient nowhere({.server = "http://127.0.0.1:1"});
+  const auto r = nowhere.request("GET", "/api/v1/nodes/n1");
+  CHECK(r.status == 0);
+  CHECK(r.message().find("http://127.0.0.1:1: ") == 0);
+}
+
+TEST_CASE("apiserver: in-cluster configuration and the pool's field selector") {
+  setenv("KUBERNETES_SERVICE_HOST", "10.96.0.1", 1);
+  setenv("KUBERNETES_SERVICE_PORT", "443", 1);
+  auto c = in_cluster_config();
+  CHECK(c.server == "https://10.96.0.1:443");
+  CHECK(c.token_file == "/var/run/secrets/kubernetes.io/serviceaccount/token");
+  CHECK(c.ca_file == "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt");
+  setenv("KUBERNETES_SERVICE_HOST", "fd00::1", 1);
+  CHECK(in_cluster_config().server == "https://[fd00::1]:443");
+  CHECK(in_cluster_config({.server = "https://x:6443/"}).server == "https://x:6443");
+  unsetenv("KUBERNETES_SERVICE_HOST");
+  CHECK_THROWS(in_cluster_config());
+  CHECK(pool_list_path("n1") ==
+        "/apis/resource.k8s.io/v1/resourceslices?fieldSelector="
+        "spec.nodeName%3Dn1%2Cspec.driver%3Drailyard.io");
+}
