@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds manifests/Dockerfile offline, tags it railyard:dev, and checks the result from inside:
 # every binary's --help, `railyard topo` on a fixture, railyard-cni VERSION, the device plugin's
-# --dry-run, and that ldd finds every library. Prints the image size. Exit 0 only when all of
-# that worked.
+# --dry-run, the DRA driver's slices, and that ldd finds every library. Prints the image size.
+# Exit 0 only when all of that worked.
 #
 # No registry and no Docker engine are needed: the base images are made from Debian's packages
 # (mmdebstrap) and imported under the names the Dockerfile uses; buildah builds with chroot
@@ -89,7 +89,8 @@ check() {
     failed=1
   fi
 }
-bins=(railyard railyard-cni railyard-sbr railyard-device-plugin railyard-bench railyard-validate)
+bins=(railyard railyard-cni railyard-sbr railyard-device-plugin railyard-bench railyard-validate
+  railyard-dra-driver)
 step "checks inside railyard:dev"
 for b in "${bins[@]}"; do
   case $b in
@@ -104,6 +105,8 @@ check "railyard topo on the DGX H100 fixture" in_image sh -c \
   '/usr/local/bin/railyard topo --sysfs-root /tmp/fixture --json | grep -q "\"bundles\""'
 check "railyard-device-plugin --dry-run on the fixture" in_image sh -c \
   '/usr/local/bin/railyard-device-plugin --dry-run --sysfs-root /tmp/fixture | grep -q "railyard.io/"'
+check "railyard-dra-driver slices on the fixture" in_image sh -c \
+  '/usr/local/bin/railyard-dra-driver slices --node n1 --sysfs-root /tmp/fixture | grep -q "\"railyard.io/pcieSwitch\""'
 for b in "${bins[@]}"; do
   check "ldd $b finds every library" in_image sh -c \
     "out=\$(ldd /usr/local/bin/$b 2>&1); ! printf '%s\n' \"\$out\" | grep -q 'not found' || { printf '%s\n' \"\$out\"; exit 1; }"

@@ -34,7 +34,7 @@ function assert(cond, msg) {
 // --- what kubectl kustomize renders: the objects a user applies, validated below -----------
 // Each kustomization's own resource files are read too, only to name the file an object came
 // from in messages.
-const clusterScoped = new Set(["Namespace", "ClusterRole", "ClusterRoleBinding"]);
+const clusterScoped = new Set(["Namespace", "ClusterRole", "ClusterRoleBinding", "DeviceClass"]);
 function sources(dir) {
   const k = YAML.parse(fs.readFileSync(path.join(dir, "kustomization.yaml"), "utf8"));
   const files = {};
@@ -53,7 +53,7 @@ function kustomize(dir) {
   assert(r.status === 0, `kubectl kustomize ${dir}: ${r.stderr.trim()}`);
   return YAML.parseAllDocuments(r.stdout).map((d) => d.toJS()).filter(Boolean);
 }
-const dirs = ["", "validate", "validate-mpi", "validate-fleet"].map((d) => path.join(manifests, d));
+const dirs = ["", "validate", "validate-mpi", "validate-fleet", "dra"].map((d) => path.join(manifests, d));
 const rendered = {};
 for (const d of dirs) {
   const rel = path.relative(repo, d);
@@ -109,6 +109,13 @@ for (const o of all) {
       assert(dns1123.test(o.metadata.name) && o.metadata.name.length <= 63, "name is not a DNS-1123 label");
       const conf = JSON.parse(o.spec.config);
       assert(conf.cniVersion && conf.name === o.metadata.name, "config needs cniVersion and name = metadata.name");
+    });
+  } else if (key === "resource.k8s.io/v1/DeviceClass") {
+    // No model for resource.k8s.io here; the cluster test's API server validates it fully.
+    check(`${label} is a DeviceClass of railyard.io devices`, () => {
+      assert(/^[a-z0-9.-]+$/.test(o.metadata.name) && o.metadata.name.endsWith(".railyard.io"), "name");
+      const cel = o.spec.selectors.map((x) => x.cel.expression);
+      assert(cel.length && cel.every((e) => e.includes('device.driver == "railyard.io"')), `selectors: ${cel}`);
     });
   } else if (key === "kubeflow.org/v2beta1/MPIJob") {
     check(`${label} has valid Launcher and Worker pod templates`, () => {
@@ -226,6 +233,32 @@ check("the liveness probe and the port are the metrics address", () => {
   assert(dpc.ports[0].containerPort === port, "containerPort");
 });
 
+const dra = find("DaemonSet", "railyard-dra-driver");
+check("the DRA DaemonSet passes only flags railyard-dra-driver publish takes, NODE_NAME from the node", () => {
+  const c = dra.spec.template.spec.containers[0];
+  assert(c.args[0] === "publish", `runs ${c.args[0]}`);
+  const h = help("railyard-dra-driver", "publish");
+  for (const f of flagsOf(c.args)) assert(h.includes(f), `${f} is not a railyard-dra-driver publish flag`);
+  assert(c.env.find((e) => e.name === "NODE_NAME")?.valueFrom?.fieldRef?.fieldPath === "spec.nodeName", "NODE_NAME");
+});
+check("one allocator per node: the device plugin avoids railyard.io/allocator=dra, the DRA driver needs it", () => {
+  const expr = ds.spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0];
+  assert(expr.key === "railyard.io/allocator" && expr.operator === "NotIn" && expr.values.includes("dra"), JSON.stringify(expr));
+  assert(dra.spec.template.spec.nodeSelector["railyard.io/allocator"] === "dra", "the DRA DaemonSet's nodeSelector");
+});
+check("the claim templates (dra/claims) name DeviceClasses that exist and requests they have", () => {
+  const templates = kustomize(path.join(manifests, "dra", "claims"));
+  assert(templates.length === 2, `${templates.length} templates`);
+  for (const t of templates) {
+    assert(t.apiVersion === "resource.k8s.io/v1" && t.kind === "ResourceClaimTemplate", `${t.kind}`);
+    const devs = t.spec.spec.devices;
+    const names = devs.requests.map((r) => r.name);
+    assert(names.length <= 32 && new Set(names).size === names.length, `${t.metadata.name}: requests ${names}`);
+    for (const r of devs.requests) assert(find("DeviceClass", r.exactly.deviceClassName), `${t.metadata.name}/${r.name}: ${r.exactly.deviceClassName}`);
+    for (const c of devs.constraints ?? []) for (const n of c.requests) assert(names.includes(n), `${t.metadata.name}: constraint names ${n}`);
+  }
+});
+
 // The ConfigMap's files are what the binaries accept.
 fs.mkdirSync(work, { recursive: true });
 for (const [key, value] of Object.entries(configMap.data)) fs.writeFileSync(path.join(work, key), value);
@@ -292,15 +325,19 @@ check("the pods run binaries the image has, from one image", () => {
   assert(copied.includes(path.basename(bench)), `validate.json runs ${bench}, which the image does not have`);
 });
 
-check("least privilege: no API token for the device plugin or the fleet, the validator may only get and patch nodes", () => {
+check("least privilege: no API token for the device plugin or the fleet, the validator may only get and patch nodes, the DRA driver only its slices and get nodes", () => {
   assert(find("ServiceAccount", "railyard-device-plugin").automountServiceAccountToken === false, "device plugin SA mounts a token");
   assert(ds.spec.template.spec.automountServiceAccountToken === false, "the DaemonSet mounts a token");
   const role = find("ClusterRole", "railyard-validate");
   assert(JSON.stringify(role.rules) === JSON.stringify([{ apiGroups: [""], resources: ["nodes"], verbs: ["get", "patch"] }]), JSON.stringify(role.rules));
+  const draRole = find("ClusterRole", "railyard-dra-driver");
+  assert(JSON.stringify(draRole.rules) === JSON.stringify([
+    { apiGroups: ["resource.k8s.io"], resources: ["resourceslices"], verbs: ["get", "list", "watch", "create", "update", "patch", "delete"] },
+    { apiGroups: [""], resources: ["nodes"], verbs: ["get"] }]), JSON.stringify(draRole.rules));
   // The fleet Job writes node patches for the operator and patches nothing itself.
   const fleet = find("Job", "railyard-validate-fleet").spec.template.spec;
   assert(fleet.automountServiceAccountToken === false && !fleet.serviceAccountName, "the fleet Job has API access");
-  for (const c of [...ds.spec.template.spec.initContainers, ...ds.spec.template.spec.containers]) {
+  for (const c of [...ds.spec.template.spec.initContainers, ...ds.spec.template.spec.containers, ...dra.spec.template.spec.containers]) {
     assert(c.securityContext?.allowPrivilegeEscalation === false, `${c.name}: privilege escalation`);
     assert(JSON.stringify(c.securityContext?.capabilities?.drop) === '["ALL"]', `${c.name}: capabilities not dropped`);
     assert(c.resources?.requests && c.resources?.limits?.memory, `${c.name}: requests and a memory limit`);
