@@ -1,0 +1,221 @@
+#!/usr/bin/env bash
+# The DRA driver (manifests/dra/) on the node: labelled railyard.io/allocator=dra, the device
+# plugin leaves it and railyard-dra-driver publishes its ResourceSlices through the API server
+# (8 GPUs, 8 PFs, 32 VFs, with their attributes, owned by the Node); rail 5's port taken down in
+# the fixture's sysfs takes its PF and VFs out of the slices within 5 s and back when it comes
+# up; the gpu-nic-bundles claim is allocated by the scheduler (8 switch-local pairs); a claim for
+# a GPU and a NIC of another rail under one PCIe switch stays pending with the scheduler's reason. Everything it made is deleted, and the node goes back to the device plugin.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+here=$(cd "$(dirname "$0")" && pwd)
+bad=5
+GPUS=8
+state_file= saved_state=
+
+cleanup() {
+  [ -n "$state_file" ] && [ -n "$saved_state" ] && echo "$saved_state" >"$state_file"
+  k delete pod dra-test-bundles --ignore-not-found --wait=true --timeout 60s >/dev/null 2>&1 || true
+  kubectl delete -n "$NS" -k "$here/../../manifests/dra/claims" --ignore-not-found >/dev/null 2>&1 || true
+  k delete pod dra-test-unmet --ignore-not-found --wait=true --timeout 60s >/dev/null 2>&1 || true
+  k delete resourceclaim dra-test-unmet --ignore-not-found --wait=true --timeout 30s >/dev/null 2>&1 || true
+  kubectl delete -k "$here/overlay-dra" --ignore-not-found --wait=true --timeout 60s >/dev/null 2>&1 || true
+  # The DaemonSet gone, its slices stay (owned by the Node): removed here, as a driver leaving
+  # a node for good would with --delete-on-exit.
+  kubectl delete resourceslices --field-selector "spec.nodeName=$NODE_NAME,spec.driver=railyard.io" \
+    --ignore-not-found >/dev/null 2>&1 || true
+  kubectl label node "$NODE_NAME" railyard.io/allocator- >/dev/null 2>&1 || true
+  # The device plugin comes back to the node: its pod made, then Ready.
+  for _ in $(seq 120); do [ -n "$(dp_pods 2>/dev/null)" ] && break; sleep 0.5; done
+  k rollout status daemonset/railyard-device-plugin --timeout 120s >/dev/null 2>&1 || true
+}
+dp_pods() { k get pods -l app.kubernetes.io/name=railyard-device-plugin -o name; }
+trap cleanup EXIT
+
+kubectl api-resources --api-group resource.k8s.io -o name | grep -qx 'resourceslices.resource.k8s.io' ||
+  fail "the API server does not serve resource.k8s.io ResourceSlices: $(kubectl api-resources --api-group resource.k8s.io 2>&1)"
+
+# The switch: the node goes to the DRA driver; the device plugin's pod leaves it.
+kubectl label node "$NODE_NAME" railyard.io/allocator=dra --overwrite >/dev/null
+until_ok 60 "the device plugin's pod to leave the node labelled allocator=dra" 'test -z "$(dp_pods)"'
+echo "ok: node labelled railyard.io/allocator=dra, the device plugin's pod is gone"
+
+kubectl apply -k "$here/overlay-dra" >/dev/null
+k rollout status daemonset/railyard-dra-driver --timeout 120s >/dev/null ||
+  { k describe pods -l app.kubernetes.io/name=railyard-dra-driver | tail -30; fail "the DRA driver's pod is not Ready"; }
+
+slices() {
+  kubectl get resourceslices --field-selector "spec.nodeName=$NODE_NAME,spec.driver=railyard.io" -o json
+}
+# <python expression on d (the devices of the pool, by name), slices, gen>: prints its value.
+pool() {
+  slices | python3 -c '
+import json, sys
+items = json.load(sys.stdin)["items"]
+d = {x["name"]: x for s in items for x in s["spec"].get("devices", [])}
+gen = max([s["spec"]["pool"]["generation"] for s in items] or [0])
+slices = items
+def a(dev, name):
+    v = dev["attributes"].get(name, {})
+    return next(iter(v.values()), None)
+def typ(dev): return a(dev, "railyard.io/type")
+print(eval(sys.argv[1]))' "$1"
+}
+expected=$((GPUS + RAILS + RAILS * VFS_PER_RAIL))
+count() { pool 'len(d)'; }
+until_ok 30 "$expected devices in the node's ResourceSlices" 'test "$(count)" = "$expected"'
+echo "ok: the node's pool has $expected devices ($GPUS GPUs, $RAILS PFs, $((RAILS * VFS_PER_RAIL)) VFs) in $(pool 'len(slices)') slice(s), generation $(pool gen)"
+t=$(pool 'sorted(typ(x) for x in d.values()).count("gpu"), sorted(typ(x) for x in d.values()).count("nic"), sorted(typ(x) for x in d.values()).count("vf")')
+[ "$t" = "($GPUS, $RAILS, $((RAILS * VFS_PER_RAIL)))" ] || fail "(gpu, nic, vf) counts are $t"
+
+# Attributes: each rail has one PF and its VFs; a GPU shares its switch with its rail's PF and
+# is PIX to it; every device has the standard pcieRoot and pciBusID; the slices are the Node's.
+uid=$(kubectl get node "$NODE_NAME" -o jsonpath='{.metadata.uid}')
+checks=$(pool '[
+  sorted(a(x, "railyard.io/rail") for x in d.values() if typ(x) == "nic") == list(range('"$RAILS"')),
+  all(sum(1 for x in d.values() if typ(x) == "vf" and a(x, "railyard.io/rail") == r) == '"$VFS_PER_RAIL"' for r in range('"$RAILS"')),
+  all(a(g, "railyard.io/pathClass") == "PIX" and any(typ(n) == "nic" and a(n, "railyard.io/rail") == a(g, "railyard.io/rail") and a(n, "railyard.io/pcieSwitch") == a(g, "railyard.io/pcieSwitch") for n in d.values()) for g in d.values() if typ(g) == "gpu"),
+  all(a(x, "resource.kubernetes.io/pcieRoot") and a(x, "resource.kubernetes.io/pciBusID") for x in d.values()),
+  all(x.get("capacity", {}).get("railyard.io/linkSpeed") for x in d.values() if typ(x) != "gpu"),
+  all(s["metadata"]["ownerReferences"][0]["kind"] == "Node" and s["metadata"]["ownerReferences"][0]["uid"] == "'"$uid"'" for s in slices),
+]')
+[ "$checks" = "[True, True, True, True, True, True]" ] ||
+  fail "attribute checks (rails' PFs, VFs per rail, GPU switch and PIX, standard attributes, link speed, owner) gave $checks"
+echo "ok: one PF and $VFS_PER_RAIL VFs per rail; each GPU under its rail PF's switch (PIX); pcieRoot and pciBusID on all; linkSpeed on the NICs; owned by Node $NODE_NAME"
+echo "One GPU and one VF as published:"
+pool 'json.dumps([next(x for x in d.values() if typ(x) == "gpu"), next(x for x in d.values() if typ(x) == "vf" and a(x, "railyard.io/rail") == '"$bad"')], indent=2)' | sed 's/^/  /'
+
+# Rail 5 down: its PF's port leaves ACTIVE in the fixture's sysfs, where the driver reads it.
+pf=$(pool 'next(a(x, "resource.kubernetes.io/pciBusID") + " " + a(x, "railyard.io/rdmaDevice") for x in d.values() if typ(x) == "nic" and a(x, "railyard.io/rail") == '"$bad"')')
+read -r pci rdma <<<"$pf"
+state_file=$SYSFS_ROOT/sys/bus/pci/devices/$pci/infiniband/$rdma/ports/1/state
+[ -f "$state_file" ] || fail "no port state for rail $bad's PF at $state_file"
+saved_state=$(cat "$state_file")
+gen0=$(pool gen)
+rail_devices() { pool 'sum(1 for x in d.values() if typ(x) in ("nic", "vf") and a(x, "railyard.io/rail") == '"$bad"')'; }
+t0=$(date +%s%N)
+echo "1: DOWN" >"$state_file"
+until_ok 5 "rail $bad's PF and VFs to leave the slices after its port went DOWN" \
+  'test "$(rail_devices)" = 0 && test "$(count)" = "$((expected - 1 - VFS_PER_RAIL))"'
+t1=$(date +%s%N)
+echo "ok: rail $bad ($rdma, $pci) DOWN: its PF and $VFS_PER_RAIL VFs left the slices in $(((t1 - t0) / 1000000)) ms (generation $gen0 -> $(pool gen), $(count) devices)"
+echo "$saved_state" >"$state_file"
+until_ok 5 "rail $bad's devices to come back when its port is ACTIVE again" 'test "$(count)" = "$expected"'
+echo "ok: rail $bad ACTIVE again: $expected devices, generation $(pool gen)"
+k logs daemonset/railyard-dra-driver | grep -E 'found|unhealthy|published' | head -8 | sed 's/^/  driver: /'
+
+# The bundle claim template (manifests/dra/claims): the real scheduler allocates 8 pairs, GPU K
+# and a VF of rail K under one switch, and binds the pod. The kubelet plugin is not written, so
+# the kubelet then reports the driver unregistered and the pod does not start; deleted, its
+# generated claim goes with it.
+kubectl apply -n "$NS" -k "$here/../../manifests/dra/claims" >/dev/null
+kubectl apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Pod
+metadata:
+  name: dra-test-bundles
+  namespace: $NS
+  labels: {app.kubernetes.io/name: railyard-cluster-test}
+spec:
+  terminationGracePeriodSeconds: 1
+  resourceClaims:
+    - name: bundles
+      resourceClaimTemplateName: gpu-nic-bundles
+  containers:
+    - name: main
+      image: railyard:0.1.0
+      command: ["sleep", "infinity"]
+      resources:
+        requests: {cpu: 10m, memory: 16Mi}
+        limits: {memory: 64Mi}
+        claims: [{name: bundles}]
+YAML
+claim() { k get pod dra-test-bundles -o jsonpath='{.status.resourceClaimStatuses[0].resourceClaimName}'; }
+allocated() { test -n "$(claim)" && test -n "$(k get resourceclaim "$(claim)" -o jsonpath='{.status.allocation}')"; }
+until_ok 30 "the scheduler to allocate the gpu-nic-bundles claim" allocated
+[ "$(k get pod dra-test-bundles -o jsonpath='{.spec.nodeName}')" = "$NODE_NAME" ] || fail "the bundle pod was not bound to $NODE_NAME"
+results=$(k get resourceclaim "$(claim)" -o json)
+pairs=$(RESULTS=$results pool '
+[(r["request"], r["device"], a(d[r["device"]], "railyard.io/rail"), a(d[r["device"]], "railyard.io/pcieSwitch"))
+ for r in json.loads(__import__("os").environ["RESULTS"])["status"]["allocation"]["devices"]["results"]]')
+echo "  claim $(claim) allocated (request, device, rail, pcieSwitch):"
+python3 -c 'import ast,sys; [print("    %s %s rail %s switch %s" % p) for p in ast.literal_eval(sys.argv[1])]' "$pairs"
+python3 - "$pairs" "$RAILS" <<'PY' || fail "the allocation is not 8 switch-local GPU+VF pairs, one per rail: $pairs"
+import ast, sys
+pairs = {req: (dev, rail, switch) for req, dev, rail, switch in ast.literal_eval(sys.argv[1])}
+rails = int(sys.argv[2])
+assert len(pairs) == 2 * rails
+for k in range(rails):
+    g, n = pairs[f"gpu{k}"], pairs[f"nic{k}"]
+    assert g[0].startswith("gpu-") and n[0].startswith("vf-"), (g, n)
+    assert g[1] == n[1] == k and g[2] == n[2], (g, n)
+PY
+prepare_event() { k get events --field-selector involvedObject.name=dra-test-bundles,reason=FailedPrepareDynamicResources -o jsonpath='{.items[-1:].message}'; }
+until_ok 30 "the kubelet to report the claim it cannot prepare" 'test -n "$(prepare_event)"'
+echo "  kubelet: $(prepare_event)"
+echo "ok: the scheduler allocated 8 GPU+VF pairs, each under one switch on its rail, and bound the pod (not started: no kubelet plugin)"
+generated=$(claim)
+k delete pod dra-test-bundles --wait=true --timeout 60s >/dev/null
+until_ok 30 "the generated claim $generated to go with its pod" '! k get resourceclaim "$generated" >/dev/null 2>&1'
+kubectl delete -n "$NS" -k "$here/../../manifests/dra/claims" >/dev/null
+
+# A claim that cannot be met: the GPU of rail 0's bundle and a VF of rail 1 under one PCIe
+# switch; on this node each GPU shares a switch with its own rail's NIC only.
+kubectl apply -f - >/dev/null <<YAML
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata:
+  name: dra-test-unmet
+  namespace: $NS
+spec:
+  devices:
+    requests:
+      - name: gpu
+        exactly:
+          deviceClassName: gpu-nic-bundle.railyard.io
+          selectors:
+            - cel: {expression: 'device.attributes["railyard.io"].rail == 0'}
+      - name: nic
+        exactly:
+          deviceClassName: rail-nic.railyard.io
+          selectors:
+            - cel: {expression: 'device.attributes["railyard.io"].type == "vf" && device.attributes["railyard.io"].rail == 1'}
+    constraints:
+      - requests: [gpu, nic]
+        matchAttribute: railyard.io/pcieSwitch
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: dra-test-unmet
+  namespace: $NS
+  labels: {app.kubernetes.io/name: railyard-cluster-test}
+spec:
+  terminationGracePeriodSeconds: 1
+  resourceClaims:
+    - name: pair
+      resourceClaimName: dra-test-unmet
+  containers:
+    - name: main
+      image: railyard:0.1.0
+      command: ["sleep", "infinity"]
+      resources:
+        requests: {cpu: 10m, memory: 16Mi}
+        limits: {memory: 64Mi}
+        claims:
+          - name: pair
+YAML
+unschedulable() {
+  test "$(k get pod dra-test-unmet -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].reason}')" = Unschedulable
+}
+until_ok 30 "the pod with the unmet claim to be marked Unschedulable" unschedulable
+reason=$(k get pod dra-test-unmet -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}')
+event=$(k get events --field-selector involvedObject.name=dra-test-unmet,reason=FailedScheduling -o jsonpath='{.items[-1:].message}')
+echo "  PodScheduled=False: $reason"
+echo "  event FailedScheduling: $event"
+grep -qi "claim" <<<"$reason" || fail "the scheduler's reason does not name the claim: $reason"
+phase=$(k get pod dra-test-unmet -o jsonpath='{.status.phase}')
+node=$(k get pod dra-test-unmet -o jsonpath='{.spec.nodeName}')
+alloc=$(k get resourceclaim dra-test-unmet -o jsonpath='{.status.allocation}')
+[ "$phase" = Pending ] && [ -z "$node" ] && [ -z "$alloc" ] ||
+  fail "the pod is $phase on '$node', claim allocation '$alloc'"
+echo "ok: the switch-local pair the node lacks stays Pending, unallocated"
