@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -64,6 +65,7 @@ int run_slices(const Source& src, const dra::SliceOptions& options) {
 struct PublishOptions {
   dra::ApiConfig api;
   int interval_ms = 1000;
+  int resync_s = 30;
   bool once = false;
   bool delete_on_exit = false;
 };
@@ -107,6 +109,7 @@ int run_publish(const Source& src, dra::SliceOptions options, const PublishOptio
   std::string published;  // the pool as last published, generation aside
   std::string last_error, last_diagnostics;
   std::map<std::string, std::string> unhealthy;
+  auto last_sync = std::chrono::steady_clock::now();
   int rc = 0;
   for (;;) {
     try {
@@ -127,6 +130,18 @@ int run_publish(const Source& src, dra::SliceOptions options, const PublishOptio
       probe.generation = 0;
       std::string content;
       for (const auto& s : dra::build_slices(devices, probe)) content += s.dump();
+      // Now and then the pool on the API server is compared with what was sent: a slice deleted
+      // or changed by someone else is published again.
+      if (!published.empty() && po.resync_s > 0 &&
+          std::chrono::steady_clock::now() - last_sync >= std::chrono::seconds(po.resync_s)) {
+        last_sync = std::chrono::steady_clock::now();
+        if (!pub.in_sync()) {
+          spdlog::warn(
+              "the pool's slices on the API server differ from those published: "
+              "publishing again");
+          published.clear();
+        }
+      }
       if (content != published) {
         options.generation = pub.last_generation() + 1;
         const auto slices = dra::build_slices(devices, options);
@@ -141,6 +156,7 @@ int run_publish(const Source& src, dra::SliceOptions options, const PublishOptio
         spdlog::info("published generation {}: {} devices in {} slices ({} of {} unhealthy)",
                      options.generation, count, slices.size(), unhealthy.size(), devices.size());
         published = content;
+        last_sync = std::chrono::steady_clock::now();
       }
       last_error.clear();
     } catch (const std::exception& e) {
@@ -198,6 +214,10 @@ int main(int argc, char** argv) {
   publish->add_option("--interval", po.interval_ms, "Look at sysfs and health every N ms")
       ->capture_default_str()
       ->check(CLI::Range(50, 3600000));
+  publish
+      ->add_option("--resync", po.resync_s,
+                   "Compare the API server's slices with those published every N s (0: never)")
+      ->capture_default_str();
   publish->add_option("--server", po.api.server,
                       "API server URL (default: in-cluster, KUBERNETES_SERVICE_HOST/PORT)");
   publish->add_option("--token-file", po.api.token_file,

@@ -89,6 +89,24 @@ void Publisher::publish(const std::vector<json>& slices) {
   }
   for (const auto& s : slices)
     generation_ = std::max<int64_t>(generation_, s["spec"]["pool"].value("generation", 0));
+  sent_ = slices;
+}
+
+bool Publisher::in_sync() {
+  std::map<std::string, json> now;
+  for (auto& s : list_pool()) {
+    const std::string name = s["metadata"].value("name", "");
+    now[name] = std::move(s);
+  }
+  if (now.size() != sent_.size()) return false;
+  for (const auto& want : sent_) {
+    auto it = now.find(want["metadata"].value("name", ""));
+    if (it == now.end() || it->second["spec"]["pool"] != want["spec"]["pool"] ||
+        it->second["spec"].value("devices", json::array()) !=
+            want["spec"].value("devices", json::array()))
+      return false;
+  }
+  return true;
 }
 
 size_t Publisher::remove_all() {

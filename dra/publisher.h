@@ -34,6 +34,9 @@ class Publisher {
   // each created or replaced (PUT with the resourceVersion it read; a conflict is read again
   // once), then the pool's other slices deleted. Throws ApiError; a later call starts over.
   void publish(const std::vector<nlohmann::json>& slices);
+  // Whether the API server still holds the pool as last published: the same slice names, each at
+  // the generation published (a slice deleted or changed by someone else is not). Throws ApiError.
+  bool in_sync();
   // Deletes every slice of the pool (a driver leaving the node). Returns how many.
   size_t remove_all();
 
@@ -43,6 +46,7 @@ class Publisher {
   std::string node_;
   std::string node_uid_;
   int64_t generation_ = 0;
+  std::vector<nlohmann::json> sent_;  // the slices last published, as sent
 };
 
 }  // namespace railyard::dra

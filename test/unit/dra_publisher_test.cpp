@@ -228,6 +228,27 @@ TEST_CASE("publisher: a conflict is read again once, a restart publishes above t
   CHECK(api.slices.size() == 1);
 }
 
+TEST_CASE("publisher: in_sync tells a pool deleted or changed by someone else") {
+  FakeApiServer api;
+  ApiClient client({.server = api.url()});
+  Publisher pub(client, "n1");
+  pub.connect();
+  pub.publish(pool(devices(3), 1));
+  CHECK(pub.in_sync());
+  {
+    std::lock_guard lock(api.mu);
+    api.slices.at("n1-railyard.io-1")["spec"]["devices"] = json::array();
+  }
+  CHECK_FALSE(pub.in_sync());
+  pub.publish(pool(devices(3), 2));
+  CHECK(pub.in_sync());
+  {
+    std::lock_guard lock(api.mu);
+    api.slices.erase("n1-railyard.io-0");
+  }
+  CHECK_FALSE(pub.in_sync());
+}
+
 TEST_CASE("publisher: remove_all deletes the pool") {
   FakeApiServer api;
   ApiClient client({.server = api.url()});
