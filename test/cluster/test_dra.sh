@@ -101,7 +101,12 @@ echo "ok: rail $bad ($rdma, $pci) DOWN: its PF and $VFS_PER_RAIL VFs left the sl
 echo "$saved_state" >"$state_file"
 until_ok 5 "rail $bad's devices to come back when its port is ACTIVE again" 'test "$(count)" = "$expected"'
 echo "ok: rail $bad ACTIVE again: $expected devices, generation $(pool gen)"
-k logs daemonset/railyard-dra-driver | grep -E 'found|published|nic-' | sed 's/^/  driver: /'
+
+# A slice deleted by hand: the driver's resync (--resync=3 in the overlay) publishes it again.
+kubectl delete resourceslice "$NODE_NAME-railyard.io-0" >/dev/null
+until_ok 10 "the slice deleted by hand to be published again" 'test "$(count)" = "$expected"'
+echo "ok: the slice deleted by hand is back: $expected devices, generation $(pool gen)"
+k logs daemonset/railyard-dra-driver | grep -E 'found|published|nic-|differ' | sed 's/^/  driver: /'
 
 # The bundle claim template (manifests/dra/claims): the real scheduler allocates 8 pairs, GPU K
 # and a VF of rail K under one switch, and binds the pod. The kubelet plugin is not written, so
