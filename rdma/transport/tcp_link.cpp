@@ -125,15 +125,21 @@ void TcpLink::exchange(const char* out, size_t out_bytes, char* landing, size_t 
       throw NetError(std::string("poll: ") + std::strerror(errno));
     }
     if (fds[2 * n].revents) throw NetError(kInterrupted);
+    // A connection this exchange does not use reports a reset or a timeout whatever it asked
+    // for: ignored, it made poll() return at once, forever, and the timeout never came. It is
+    // named after the connections in use have had their say: when a neighbour dies, the one
+    // that saw it first resets its connections too, and "rank 2 closed the connection" on the
+    // data path says more than "lost rank 1" beside it.
+    std::string lost_unused;
+    for (size_t j = 0; j < n && lost_unused.empty(); ++j) {
+      if (fds[2 * j].events == 0 && (fds[2 * j].revents & (POLLERR | POLLHUP)))
+        lost_unused = "lost " + next_name_ + ": " + socket_error(streams_[j].next.fd());
+      else if (fds[2 * j + 1].events == 0 && (fds[2 * j + 1].revents & (POLLERR | POLLHUP)))
+        lost_unused = "lost " + prev_name_ + ": " + socket_error(streams_[j].prev.fd());
+    }
     for (size_t j = 0; j < n; ++j) {
       Flow& f = flows[j];
       Stream& s = streams_[j];
-      // A connection this exchange does not use reports a reset or a timeout whatever it asked
-      // for: ignored, it made poll() return at once, forever, and the timeout never came.
-      if (f.sent >= f.out.len && (fds[2 * j].revents & (POLLERR | POLLHUP)))
-        throw NetError("lost " + next_name_ + ": " + socket_error(s.next.fd()));
-      if (f.got >= f.in.len && (fds[2 * j + 1].revents & (POLLERR | POLLHUP)))
-        throw NetError("lost " + prev_name_ + ": " + socket_error(s.prev.fd()));
       if (f.sent < f.out.len && (fds[2 * j].revents & (POLLOUT | POLLERR | POLLHUP))) {
         const ssize_t k = ::send(s.next.fd(), f.piece + f.piece_sent, f.piece_len - f.piece_sent,
                                  MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -170,6 +176,7 @@ void TcpLink::exchange(const char* out, size_t out_bytes, char* landing, size_t 
         }
       }
     }
+    if (!lost_unused.empty() && busy()) throw NetError(lost_unused);
   }
 }
 
