@@ -9,20 +9,6 @@ namespace {
 
 namespace topo = railyard::topology;
 
-int gpu_minor(const std::filesystem::path& root, const topo::Gpu& gpu) {
-  std::ifstream in(root / "proc/driver/nvidia/gpus" / gpu.pci.address.to_string() / "information");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("Device Minor:", 0) != 0) continue;
-    try {
-      return std::stoi(line.substr(13));
-    } catch (const std::exception&) {
-      break;
-    }
-  }
-  return gpu.index;
-}
-
 PoolDevice device_of(const topo::Node& node, int nic, int vf) {
   const auto& n = node.nics[static_cast<size_t>(nic)];
   const auto& fn = vf < 0 ? n.pf : n.vfs[static_cast<size_t>(vf)];
@@ -123,6 +109,20 @@ PoolSet build_pools(const Config& config, const topo::Node& node,
                           "; selectors must keep pools apart");
     }
   return out;
+}
+
+int gpu_minor(const std::filesystem::path& root, const topo::Gpu& gpu) {
+  std::ifstream in(root / "proc/driver/nvidia/gpus" / gpu.pci.address.to_string() / "information");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("Device Minor:", 0) != 0) continue;
+    try {
+      return std::stoi(line.substr(13));
+    } catch (const std::exception&) {
+      break;
+    }
+  }
+  return gpu.index;
 }
 
 }  // namespace railyard::deviceplugin

@@ -46,4 +46,8 @@ struct PoolSet {
 PoolSet build_pools(const Config& config, const topology::Node& node,
                     const std::filesystem::path& root);
 
+// /dev/nvidia<minor>: the minor the NVIDIA driver publishes under <root>/proc/driver/nvidia,
+// else the GPU's index.
+int gpu_minor(const std::filesystem::path& root, const topology::Gpu& gpu);
+
 }  // namespace railyard::deviceplugin

@@ -1,7 +1,7 @@
 // railyard-dra-driver: the DRA driver (resource.k8s.io/v1). `slices` prints the ResourceSlices
 // this node would publish; `publish` sends them to the API server and republishes when the
-// devices or their health change. The kubelet plugin (NodePrepareResources) is not written yet
-// (dra/README.md).
+// devices or their health change; `run` does that and serves the kubelet as its DRA plugin
+// (NodePrepareResources), reporting each NIC's place in its pod in the claim's status.
 #include <poll.h>
 #include <pthread.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -16,9 +16,13 @@
 #include <cstring>
 #include <iostream>
 #include <map>
+#include <memory>
+#include <mutex>
 
 #include "dra/apiserver.h"
 #include "dra/health.h"
+#include "dra/kubelet_plugin.h"
+#include "dra/network_status.h"
 #include "dra/publisher.h"
 #include "dra/slices.h"
 #include "dra/validate.h"
@@ -68,7 +72,35 @@ struct PublishOptions {
   int resync_s = 30;
   bool once = false;
   bool delete_on_exit = false;
+  bool kubelet_plugin = false;  // `run`
+  dra::PluginOptions plugin;
+  std::string gpu_devices = "env";
 };
+
+// The claims' networkData, sent when it changed: claim UID -> the entries last sent.
+void report_network(dra::ApiClient& api, const std::vector<dra::PreparedClaim>& claims,
+                    const std::filesystem::path& dir, const std::string& pool,
+                    std::map<std::string, std::string>& sent) {
+  std::map<std::string, std::string> now;
+  for (const auto& c : claims) {
+    const json entries = dra::network_entries(c, dir, pool);
+    const std::string key = entries.dump();
+    const auto it = sent.find(c.uid);
+    if ((it == sent.end() && entries.empty()) || (it != sent.end() && it->second == key)) {
+      if (it != sent.end()) now[c.uid] = key;
+      continue;
+    }
+    try {
+      dra::put_device_status(api, c, entries);
+      spdlog::info("claim {}: networkData of {} devices in its status", c.ref(), entries.size());
+      now[c.uid] = key;
+    } catch (const std::exception& e) {
+      spdlog::warn("claim {}: networkData not sent: {}", c.ref(), e.what());
+      if (it != sent.end()) now[c.uid] = it->second;
+    }
+  }
+  sent = std::move(now);
+}
 
 // Logs what changed in the devices' health since the last look: name -> reason.
 void log_health_changes(const std::vector<dra::Device>& devices,
@@ -103,6 +135,24 @@ int run_publish(const Source& src, dra::SliceOptions options, const PublishOptio
   const topo::Sysfs sysfs(topo::sysfs_root_from(src.sysfs_flag));
   dra::ApiClient api(api_config);
   dra::Publisher pub(api, options.node_name);
+  // The kubelet plugin reads claims on gRPC's threads: a client of its own.
+  std::unique_ptr<dra::KubeletPlugin> plugin;
+  std::mutex claims_api_mu;
+  dra::ApiClient claims_api(api_config);
+  if (po.kubelet_plugin) {
+    dra::PluginOptions plugin_options = po.plugin;
+    plugin_options.prepare.pool = options.node_name;
+    plugin_options.prepare.root = sysfs.root();
+    plugin = std::make_unique<dra::KubeletPlugin>(
+        plugin_options, [&](const std::string& ns, const std::string& name) {
+          std::lock_guard lk(claims_api_mu);
+          return claims_api.call(
+              "GET", "/apis/resource.k8s.io/v1/namespaces/" + ns + "/resourceclaims/" + name);
+        });
+    spdlog::info("{} prepared claims in {}", plugin->load_state(),
+                 (plugin_options.state_dir / "claims").string());
+  }
+  std::map<std::string, std::string> network_sent;
   spdlog::info("node {}: publishing to {} every {} ms (sysfs {}, unhealthy devices {})",
                options.node_name, api_config.server, po.interval_ms, sysfs.root().string(),
                options.unhealthy == dra::Unhealthy::kDrop ? "left out" : "marked");
@@ -126,6 +176,11 @@ int run_publish(const Source& src, dra::SliceOptions options, const PublishOptio
       last_diagnostics = diagnostics;
       const auto devices = dra::build_devices(node, dra::check_health(sysfs, node));
       log_health_changes(devices, unhealthy);
+      if (plugin) {
+        plugin->update_node(std::make_shared<const topo::Node>(node), devices);
+        plugin->start();  // once; the node is known before the kubelet can ask
+        report_network(api, plugin->claims(), po.plugin.state_dir, options.node_name, network_sent);
+      }
       dra::SliceOptions probe = options;
       probe.generation = 0;
       std::string content;
@@ -205,29 +260,49 @@ int main(int argc, char** argv) {
     cmd->add_flag("--keep-unhealthy", keep_unhealthy,
                   "Publish unhealthy devices with railyard.io/healthy false instead of dropping");
   };
+  auto publishing = [&](CLI::App* cmd) {
+    common(cmd);
+    cmd->add_option("--interval", po.interval_ms, "Look at sysfs and health every N ms")
+        ->capture_default_str()
+        ->check(CLI::Range(50, 3600000));
+    cmd->add_option("--resync", po.resync_s,
+                    "Compare the API server's slices with those published every N s (0: never)")
+        ->capture_default_str();
+    cmd->add_option("--server", po.api.server,
+                    "API server URL (default: in-cluster, KUBERNETES_SERVICE_HOST/PORT)");
+    cmd->add_option("--token-file", po.api.token_file,
+                    "Bearer token file (default: the service account's)");
+    cmd->add_option("--ca-file", po.api.ca_file, "CA bundle (default: the service account's)");
+    cmd->add_flag("--once", po.once, "Publish once and exit (1 when that failed)");
+    cmd->add_flag("--delete-on-exit", po.delete_on_exit,
+                  "On SIGTERM or SIGINT delete the pool's slices before exiting");
+    cmd->add_option("--log-level", log_level, "trace, debug, info, warning, error")
+        ->capture_default_str();
+  };
   auto* slices = app.add_subcommand("slices", "Print this node's ResourceSlices (a v1 List)");
   common(slices);
   slices->add_option("--generation", opt.generation, "spec.pool.generation")->capture_default_str();
   auto* publish = app.add_subcommand(
       "publish", "Publish this node's ResourceSlices to the API server and keep them current");
-  common(publish);
-  publish->add_option("--interval", po.interval_ms, "Look at sysfs and health every N ms")
+  auto* run = app.add_subcommand(
+      "run", "publish, and serve the kubelet as the railyard.io DRA plugin (the DaemonSet's)");
+  for (auto* cmd : {publish, run}) publishing(cmd);
+  run->add_option("--registry-dir", po.plugin.registry_dir,
+                  "The kubelet's plugin registration directory")
+      ->capture_default_str();
+  run->add_option("--plugin-dir", po.plugin.plugin_dir, "Where the DRA service's socket goes")
+      ->capture_default_str();
+  run->add_option("--cdi-dir", po.plugin.cdi_dir, "CDI spec directory the runtime reads")
+      ->capture_default_str();
+  run->add_option("--state-dir", po.plugin.state_dir,
+                  "Prepared claims, and the files railyard-cni reads (its draDir)")
+      ->capture_default_str();
+  run->add_option(
+         "--gpu-devices", po.gpu_devices,
+         "A claimed GPU as device nodes (nodes), CDI names (cdi) or NVIDIA_VISIBLE_DEVICES "
+         "only (env)")
       ->capture_default_str()
-      ->check(CLI::Range(50, 3600000));
-  publish
-      ->add_option("--resync", po.resync_s,
-                   "Compare the API server's slices with those published every N s (0: never)")
-      ->capture_default_str();
-  publish->add_option("--server", po.api.server,
-                      "API server URL (default: in-cluster, KUBERNETES_SERVICE_HOST/PORT)");
-  publish->add_option("--token-file", po.api.token_file,
-                      "Bearer token file (default: the service account's)");
-  publish->add_option("--ca-file", po.api.ca_file, "CA bundle (default: the service account's)");
-  publish->add_flag("--once", po.once, "Publish once and exit (1 when that failed)");
-  publish->add_flag("--delete-on-exit", po.delete_on_exit,
-                    "On SIGTERM or SIGINT delete the pool's slices before exiting");
-  publish->add_option("--log-level", log_level, "trace, debug, info, warning, error")
-      ->capture_default_str();
+      ->check(CLI::IsMember({"nodes", "cdi", "env"}));
   CLI11_PARSE(app, argc, argv);
   if (opt.node_name.empty()) {
     std::cerr << "railyard-dra-driver: --node or NODE_NAME is required\n";
@@ -238,5 +313,13 @@ int main(int argc, char** argv) {
   spdlog::set_default_logger(spdlog::stderr_color_mt("railyard-dra-driver"));
   spdlog::set_level(spdlog::level::from_str(log_level == "warning" ? "warn" : log_level));
   if (*publish) return run_publish(src, opt, po);
+  if (*run) {
+    po.kubelet_plugin = true;
+    po.plugin.prepare.gpu_devices =
+        po.gpu_devices == "nodes" ? railyard::deviceplugin::GpuDevices::kNodes
+        : po.gpu_devices == "cdi" ? railyard::deviceplugin::GpuDevices::kCdi
+                                  : railyard::deviceplugin::GpuDevices::kEnv;
+    return run_publish(src, opt, po);
+  }
   return 2;
 }

@@ -16,6 +16,7 @@
 #include "cni/plugin/state.h"
 #include "cni/plugin/vf.h"
 #include "cni/protocol/error.h"
+#include "dra/handoff.h"
 #include "net/netns.h"
 #include "sbr/routing.h"
 #include "topology/discover/discover.h"
@@ -215,15 +216,53 @@ void release(const AttachmentState& st, const Env& env) {
   if (ipam_error) throw *ipam_error;
 }
 
+// deviceFrom "dra": the pod's next NIC, rail by rail, among those its claims were prepared
+// with that no attachment holds yet. Multus adds a pod's networks one after another, so two
+// attachments of one pod never race for the same NIC.
+std::string claimed_device(const NetConf& conf, const Env& env, const StateStore& store) {
+  const auto uid = env.args.find("K8S_POD_UID");
+  if (uid == env.args.end() || uid->second.empty())
+    throw CniError(kInvalidConfig,
+                   "deviceFrom \"dra\" needs the pod's UID in CNI_ARGS (K8S_POD_UID), as the "
+                   "runtime and Multus pass it");
+  std::vector<dra::ClaimedNic> nics;
+  try {
+    nics = dra::pod_nics(conf.dra_dir, uid->second);
+  } catch (const std::exception& e) {
+    throw CniError(kIoFailure, e.what());
+  }
+  if (nics.empty())
+    throw CniError(kInvalidConfig, "pod " + uid->second + " has no railyard.io NIC prepared in " +
+                                       conf.dra_dir +
+                                       ": does it have a ResourceClaim for one, and does the node "
+                                       "run railyard-dra-driver?");
+  for (const auto& n : nics)
+    if (!store.holder(n.pci, "")) return n.pci;
+  throw CniError(kInvalidConfig, "every railyard.io NIC of pod " + uid->second + " (" +
+                                     std::to_string(nics.size()) +
+                                     ") is attached already: the pod names more rail networks "
+                                     "than its claims hold NICs");
+}
+
+void forget_network_data(const NetConf& conf, const AttachmentState& st) {
+  if (!conf.device_from_dra || st.pci.empty()) return;
+  try {
+    dra::remove_network_data(conf.dra_dir, st.pci);
+  } catch (const std::exception& e) {
+    spdlog::warn("{}/{}: {}", st.container_id, st.ifname, e.what());
+  }
+}
+
 }  // namespace
 
 json cmd_add(const Request& req) {
-  const NetConf conf = NetConf::parse(req.config);
+  NetConf conf = NetConf::parse(req.config);
   const Env& env = req.env;
   require_netns(env.netns);
+  const StateStore store(conf.state_dir);
+  if (conf.device_from_dra) conf.device_id = claimed_device(conf, env, store);
   const Device dev = resolve_device(conf);
   const json ipam = ipam_for(conf, dev);
-  const StateStore store(conf.state_dir);
   DeviceLock lock(conf.state_dir, dev.lock_key());
   if (store.load(env.container_id, env.ifname))
     throw CniError(kInvalidConfig, "container " + env.container_id +
@@ -354,6 +393,16 @@ json cmd_add(const Request& req) {
     st.complete = true;
     store.save(st, StateStore::Durability::kAtomic);
     failpoint("state");
+    if (conf.device_from_dra) {
+      // For the claim's status (networkData): where the NIC is now. Not worth failing ADD for.
+      dra::NetworkData nd{env.args.at("K8S_POD_UID"), env.ifname, {}, mac};
+      for (const auto& ip : result.ips) nd.ips.push_back(ip.address.to_string());
+      try {
+        dra::write_network_data(conf.dra_dir, dev.pci, nd);
+      } catch (const std::exception& e) {
+        spdlog::warn("ADD {}/{}: {}", env.container_id, env.ifname, e.what());
+      }
+    }
     spdlog::info("ADD {}/{}: {} ({}) rail {} -> {}", env.container_id, env.ifname, dev.netdev,
                  dev.pci, dev.rail, env.ifname);
     return to_json(result, req.version);
@@ -372,7 +421,7 @@ void cmd_del(const Request& req) {
     // No record (never added, already deleted, or the state was lost): the IP may still be held.
     json ipam = conf.ipam;
     try {
-      ipam = ipam_for(conf, resolve_device(conf));
+      if (!conf.device_from_dra) ipam = ipam_for(conf, resolve_device(conf));
     } catch (const CniError&) {
       // The device may be gone too; the network's own ipam is what is left to try.
     }
@@ -382,6 +431,7 @@ void cmd_del(const Request& req) {
   }
   DeviceLock lock(conf.state_dir, st->pci.empty() ? "netdev-" + st->host_name : st->pci);
   release(*st, req.env);
+  forget_network_data(conf, *st);
   store.remove(st->container_id, st->ifname);
   spdlog::info("DEL {}/{}: {} returned to the host", st->container_id, st->ifname, st->host_name);
 }
@@ -459,6 +509,7 @@ void cmd_gc(const Request& req) {
     ::setenv("CNI_IFNAME", st.ifname.c_str(), 1);
     ::setenv("CNI_NETNS", st.netns.c_str(), 1);
     release(st, env);
+    forget_network_data(conf, st);
     store.remove(st.container_id, st.ifname);
   }
 }

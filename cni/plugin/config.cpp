@@ -68,8 +68,15 @@ NetConf NetConf::parse(const json& j) {
   c.device = str(j, "device");
   if (!c.device_id.empty() && !topology::PciAddress::parse(c.device_id))
     bad("deviceID '" + c.device_id + "' is not a PCI address (DDDD:BB:DD.F)");
-  if (c.device_id.empty() && c.device.empty())
-    bad("no device: set deviceID (Multus does, from the device plugin) or device");
+  const std::string from = str(j, "deviceFrom");
+  if (!from.empty() && from != "dra") bad("'deviceFrom' must be \"dra\" (or left out)");
+  c.device_from_dra = from == "dra";
+  if (const std::string dir = str(j, "draDir"); !dir.empty()) c.dra_dir = dir;
+  if (c.device_from_dra && (!c.device_id.empty() || !c.device.empty()))
+    bad("deviceFrom \"dra\" takes the device from the pod's claims: leave out deviceID and device");
+  if (c.device_id.empty() && c.device.empty() && !c.device_from_dra)
+    bad("no device: set deviceID (Multus does, from the device plugin), device, or "
+        "deviceFrom \"dra\"");
 
   c.vf.vlan = integer(j, "vlan", 0, 4094);
   c.vf.vlan_qos = integer(j, "vlanQoS", 0, 7);

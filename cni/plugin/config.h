@@ -23,6 +23,10 @@ struct NetConf {
   std::string name;
   std::string device_id;  // PCI address: runtimeConfig.deviceID, deviceID or pciBusID
   std::string device;     // or a netdev name
+  // "deviceFrom": "dra": the pod's ResourceClaims decide, through the files railyard-dra-driver
+  // leaves in draDir (dra/handoff.h); each attachment takes the pod's next NIC, rail by rail.
+  bool device_from_dra = false;
+  std::string dra_dir = "/var/lib/railyard/dra";
   VfSettings vf;
   std::string mac;  // the pod interface's MAC (runtimeConfig.mac, then mac)
   std::optional<int> mtu;

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "cni/plugin/rdma_netns.h"
+#include "dra/handoff.h"
 #include "net/ip.h"
 #include "test/support/cni_rig.h"
 
@@ -452,6 +453,67 @@ TEST_CASE("bad input: the right code and message, nothing touched", "[cni][netns
   CHECK(rig.node_links() == node_before);
   CHECK(CniRig::snapshot(pod) == pod_before);
   CHECK(files_in(rig.state_dir()) == 0);
+}
+
+TEST_CASE("deviceFrom dra: the pod's claimed NICs, rail by rail, and their networkData",
+          "[cni][netns]") {
+  CniRig rig(2);
+  TestNetns pod("pod");
+  const std::string node_before = rig.node_links();
+  const fs::path dra = rig.dir.path() / "dra";
+  // As railyard-dra-driver leaves them at NodePrepareResources; rail 1 listed first.
+  railyard::dra::write_pod_claim(dra, "pod-uid-1", "claim-uid-1",
+                                 {{"claim-uid-1", "ml/rails", "vf-b", rig.vf_pci[1], 1},
+                                  {"claim-uid-1", "ml/rails", "vf-a", rig.vf_pci[0], 0}});
+  json cfg = rig.config(0, "1.1.0");  // 1.1 results name the PCI device (pciID)
+  cfg.erase("deviceID");
+  cfg["deviceFrom"] = "dra";
+  cfg["draDir"] = dra.string();
+  const std::map<std::string, std::string> args = {
+      {"CNI_ARGS",
+       "IgnoreUnknown=1;K8S_POD_NAMESPACE=ml;K8S_POD_NAME=train-0;K8S_POD_UID=pod-uid-1"}};
+  auto add = [&](const std::string& ifname, const std::map<std::string, std::string>& env) {
+    return rig.cni_at("ADD", pod.path(), ifname, cfg, "ctr1", "/usr/lib/cni", env);
+  };
+  auto r1 = add("net1", args);
+  INFO(r1.out << r1.err);
+  REQUIRE(r1.exit_code == 0);
+  CHECK(json::parse(r1.out)["interfaces"][0]["pciID"] == rig.vf_pci[0]);
+  auto r2 = add("net2", args);
+  REQUIRE(r2.exit_code == 0);
+  CHECK(json::parse(r2.out)["interfaces"][0]["pciID"] == rig.vf_pci[1]);
+  // Rail 1's IPAM from the rails map: the NIC decides, not the attachment's order.
+  CHECK_THAT(json::parse(r2.out)["ips"][0]["address"].get<std::string>(),
+             Catch::StartsWith("10.10.1."));
+  auto r3 = add("net3", args);
+  CHECK(r3.exit_code == 1);
+  CHECK_THAT(r3.out, Catch::Contains("every railyard.io NIC of pod pod-uid-1 (2) is attached"));
+  auto nd = railyard::dra::read_network_data(dra, rig.vf_pci[0]);
+  REQUIRE(nd);
+  CHECK(nd->pod_uid == "pod-uid-1");
+  CHECK(nd->interface_name == "net1");
+  CHECK(nd->ips ==
+        std::vector<std::string>{json::parse(r1.out)["ips"][0]["address"].get<std::string>()});
+  CHECK(nd->hardware_address == json::parse(r1.out)["interfaces"][0]["mac"]);
+
+  auto no_uid = add("net4", {{"CNI_ARGS", "K8S_POD_NAME=train-0"}});
+  CHECK(no_uid.exit_code == 1);
+  CHECK_THAT(no_uid.out, Catch::Contains("needs the pod's UID in CNI_ARGS (K8S_POD_UID)"));
+  auto other = add("net4", {{"CNI_ARGS", "K8S_POD_UID=pod-uid-2"}});
+  CHECK_THAT(other.out, Catch::Contains("pod pod-uid-2 has no railyard.io NIC prepared"));
+
+  for (const char* ifname : {"net1", "net2", "net1"})
+    CHECK(rig.cni_at("DEL", pod.path(), ifname, cfg, "ctr1", "/usr/lib/cni", args).exit_code == 0);
+  CHECK_FALSE(railyard::dra::read_network_data(dra, rig.vf_pci[0]));
+  CHECK_FALSE(railyard::dra::read_network_data(dra, rig.vf_pci[1]));
+  CHECK(rig.node_links() == node_before);
+  CHECK(files_in(rig.state_dir()) == 0);
+
+  json both = cfg;
+  both["deviceID"] = rig.vf_pci[0];
+  auto bad = rig.cni_at("ADD", pod.path(), "net1", both, "ctr1", "/usr/lib/cni", args);
+  CHECK(bad.exit_code == 1);
+  CHECK_THAT(bad.out, Catch::Contains("leave out deviceID and device"));
 }
 
 TEST_CASE("STATUS and GC (CNI 1.1)", "[cni][netns]") {
