@@ -93,7 +93,7 @@ certificates() {
 }
 
 containerd_config() {
-  mkdir -p "$W/containerd" "$CNI_BIN" "$CNI_CONF"
+  mkdir -p "$W/containerd" "$W/cdi" "$CNI_BIN" "$CNI_CONF"
   cat >"$W/containerd/config.toml" <<EOF
 version = 3
 root = "$W/containerd/root"
@@ -301,7 +301,7 @@ down() {
   "$here/fabric.sh" down
   ip link del "$POD_BRIDGE" 2>/dev/null || true
   rm -rf /var/lib/kubelet "$RUN" "$W/containerd" "$W/etcd" "$W/ipam" "$W/multus" "$W/kubelet" \
-    "$W/pki" "$W/cni" "$W/cdi" "$W/Corefile"
+    "$W/pki" "$W/cni" "$W/cdi" "$W/dra" "$W/Corefile"
   step "cluster down in $((SECONDS - t0)) s (logs kept in $W/log)"
 }
 

@@ -3,8 +3,12 @@
 # plugin leaves it and railyard-dra-driver publishes its ResourceSlices through the API server
 # (8 GPUs, 8 PFs, 32 VFs, with their attributes, owned by the Node); rail 5's port taken down in
 # the fixture's sysfs takes its PF and VFs out of the slices within 5 s and back when it comes
-# up; the gpu-nic-bundles claim is allocated by the scheduler (8 switch-local pairs); a claim for
-# a GPU and a NIC of another rail under one PCIe switch stays pending with the scheduler's reason. Everything it made is deleted, and the node goes back to the device plugin.
+# up; a pod on the gpu-nic-bundles claim (8 switch-local pairs) and one on one-nic-per-rail start
+# with the claimed VFs' device nodes, NCCL_IB_HCA, rails with SBR and traffic on each rail, and
+# networkData in the claim's status; the driver restarted mid-life still knows the claims and
+# unprepares them when the pods go, leaving nothing; a claim for a GPU and a NIC of another rail
+# under one PCIe switch stays pending with the scheduler's reason. Everything it made is
+# deleted, and the node goes back to the device plugin.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
@@ -14,7 +18,7 @@ state_file= saved_state=
 
 cleanup() {
   [ -n "$state_file" ] && [ -n "$saved_state" ] && echo "$saved_state" >"$state_file"
-  k delete pod dra-test-bundles --ignore-not-found --wait=true --timeout 60s >/dev/null 2>&1 || true
+  k delete pod dra-bundles dra-rails --ignore-not-found --wait=true --timeout 60s >/dev/null 2>&1 || true
   kubectl delete -n "$NS" -k "$here/../../manifests/dra/claims" --ignore-not-found >/dev/null 2>&1 || true
   k delete pod dra-test-unmet --ignore-not-found --wait=true --timeout 60s >/dev/null 2>&1 || true
   k delete resourceclaim dra-test-unmet --ignore-not-found --wait=true --timeout 30s >/dev/null 2>&1 || true
@@ -106,25 +110,31 @@ echo "ok: rail $bad ACTIVE again: $expected devices, generation $(pool gen)"
 kubectl delete resourceslice "$NODE_NAME-railyard.io-0" >/dev/null
 until_ok 10 "the slice deleted by hand to be published again" 'test "$(count)" = "$expected"'
 echo "ok: the slice deleted by hand is back: $expected devices, generation $(pool gen)"
-k logs daemonset/railyard-dra-driver | grep -E 'found|published|nic-|differ' | sed 's/^/  driver: /'
+k logs daemonset/railyard-dra-driver -c dra-driver | grep -E 'found|published|nic-|differ' | sed 's/^/  driver: /'
 
-# The bundle claim template (manifests/dra/claims): the real scheduler allocates 8 pairs, GPU K
-# and a VF of rail K under one switch, and binds the pod. The kubelet plugin is not written, so
-# the kubelet then reports the driver unregistered and the pod does not start; deleted, its
-# generated claim goes with it.
+# Two pods on DRA claims (manifests/dra/claims): dra-bundles takes gpu-nic-bundles (8 GPU+VF
+# pairs, each under one switch), dra-rails one-nic-per-rail (a VF of each rail). The scheduler
+# allocates, the kubelet calls the driver (NodePrepareResources: a CDI spec per claim), and
+# railyard-cni, attached 8 times through railyard-dra-rails, moves the claimed VFs in, rail by
+# rail, with their addresses and SBR.
 kubectl apply -n "$NS" -k "$here/../../manifests/dra/claims" >/dev/null
-kubectl apply -f - >/dev/null <<YAML
+dra_pod() { # <name> <claim template>
+  local nets="" r
+  for ((r = 0; r < RAILS; r++)); do nets+="${nets:+, }railyard-dra-rails@net$((r + 1))"; done
+  cat <<YAML
 apiVersion: v1
 kind: Pod
 metadata:
-  name: dra-test-bundles
+  name: $1
   namespace: $NS
   labels: {app.kubernetes.io/name: railyard-cluster-test}
+  annotations:
+    k8s.v1.cni.cncf.io/networks: $nets
 spec:
   terminationGracePeriodSeconds: 1
   resourceClaims:
-    - name: bundles
-      resourceClaimTemplateName: gpu-nic-bundles
+    - name: rails
+      resourceClaimTemplateName: $2
   containers:
     - name: main
       image: railyard:0.1.0
@@ -132,17 +142,26 @@ spec:
       resources:
         requests: {cpu: 10m, memory: 16Mi}
         limits: {memory: 64Mi}
-        claims: [{name: bundles}]
+        claims: [{name: rails}]
 YAML
-claim() { k get pod dra-test-bundles -o jsonpath='{.status.resourceClaimStatuses[0].resourceClaimName}'; }
-allocated() { test -n "$(claim)" && test -n "$(k get resourceclaim "$(claim)" -o jsonpath='{.status.allocation}')"; }
-until_ok 30 "the scheduler to allocate the gpu-nic-bundles claim" allocated
-[ "$(k get pod dra-test-bundles -o jsonpath='{.spec.nodeName}')" = "$NODE_NAME" ] || fail "the bundle pod was not bound to $NODE_NAME"
-results=$(k get resourceclaim "$(claim)" -o json)
+}
+host_vfs_before=$(host_vfs)
+dra_pod dra-bundles gpu-nic-bundles | kubectl apply -f - >/dev/null
+dra_pod dra-rails one-nic-per-rail | kubectl apply -f - >/dev/null
+for p in dra-bundles dra-rails; do
+  k wait --for=condition=Ready "pod/$p" --timeout 120s >/dev/null || {
+    k describe pod "$p" | tail -25
+    k logs daemonset/railyard-dra-driver -c dra-driver | tail -20
+    fail "pod $p on a DRA claim is not Ready"
+  }
+done
+claim() { k get pod "$1" -o jsonpath='{.status.resourceClaimStatuses[0].resourceClaimName}'; }
+bundle_claim=$(claim dra-bundles) rails_claim=$(claim dra-rails)
+results=$(k get resourceclaim "$bundle_claim" -o json)
 pairs=$(RESULTS=$results pool '
 [(r["request"], r["device"], a(d[r["device"]], "railyard.io/rail"), a(d[r["device"]], "railyard.io/pcieSwitch"))
  for r in json.loads(__import__("os").environ["RESULTS"])["status"]["allocation"]["devices"]["results"]]')
-echo "  claim $(claim) allocated (request, device, rail, pcieSwitch):"
+echo "  claim $bundle_claim allocated (request, device, rail, pcieSwitch):"
 python3 -c 'import ast,sys; [print("    %s %s rail %s switch %s" % p) for p in ast.literal_eval(sys.argv[1])]' "$pairs"
 python3 - "$pairs" "$RAILS" <<'PY' || fail "the allocation is not 8 switch-local GPU+VF pairs, one per rail: $pairs"
 import ast, sys
@@ -154,13 +173,107 @@ for k in range(rails):
     assert g[0].startswith("gpu-") and n[0].startswith("vf-"), (g, n)
     assert g[1] == n[1] == k and g[2] == n[2], (g, n)
 PY
-prepare_event() { k get events --field-selector involvedObject.name=dra-test-bundles,reason=FailedPrepareDynamicResources -o jsonpath='{.items[-1:].message}'; }
-until_ok 30 "the kubelet to report the claim it cannot prepare" 'test -n "$(prepare_event)"'
-echo "  kubelet: $(prepare_event)"
-echo "ok: the scheduler allocated 8 GPU+VF pairs, each under one switch on its rail, and bound the pod (not started: no kubelet plugin)"
-generated=$(claim)
-k delete pod dra-test-bundles --wait=true --timeout 60s >/dev/null
-until_ok 30 "the generated claim $generated to go with its pod" '! k get resourceclaim "$generated" >/dev/null 2>&1'
+echo "ok: the scheduler allocated 8 GPU+VF pairs, each under one switch on its rail; both pods Ready"
+
+container_env() { tr '\0' '\n' <"/proc/$1/environ" | sed -n "s/^$2=//p"; } # <pid> <name>
+# What the container sees: the claimed VFs' uverbs nodes and rdma_cm, NCCL_IB_HCA naming them
+# rail by rail, the GPUs by index.
+# <claim>: "pci rdma" of its VFs, rail by rail
+claim_vfs() {
+  RESULTS=$(k get resourceclaim "$1" -o json) pool '
+"\n".join(a(d[r["device"]], "resource.kubernetes.io/pciBusID") + " " + a(d[r["device"]], "railyard.io/rdmaDevice")
+  for r in sorted(json.loads(__import__("os").environ["RESULTS"])["status"]["allocation"]["devices"]["results"],
+                  key=lambda r: a(d[r["device"]], "railyard.io/rail"))
+  if typ(d[r["device"]]) == "vf")'
+}
+for p in dra-bundles dra-rails; do
+  c=$(claim "$p")
+  want_hca="" want_nodes="rdma_cm"
+  while read -r pci rdma; do
+    want_hca+="${want_hca:+,}$rdma:1"
+    want_nodes+=" $(ls "$SYSFS_ROOT/sys/bus/pci/devices/$pci/infiniband_verbs")"
+  done < <(claim_vfs "$c")
+  pid=$(pod_pid "$p")
+  hca=$(container_env "$pid" NCCL_IB_HCA)
+  [ "$hca" = "=$want_hca" ] || fail "$p: NCCL_IB_HCA is '$hca', expected '=$want_hca'"
+  nodes=$(nsenter -t "$pid" -m ls /dev/infiniband | sort | tr '\n' ' ')
+  want=$(tr ' ' '\n' <<<"$want_nodes" | sort | tr '\n' ' ')
+  [ "$nodes" = "$want" ] || fail "$p: /dev/infiniband has '$nodes', expected '$want'"
+  echo "ok: $p: NCCL_IB_HCA=$hca; /dev/infiniband: $nodes"
+done
+gpus=$(container_env "$(pod_pid dra-bundles)" NVIDIA_VISIBLE_DEVICES)
+[ "$gpus" = "0,1,2,3,4,5,6,7" ] || fail "dra-bundles: NVIDIA_VISIBLE_DEVICES is '$gpus'"
+
+# Rails up with SBR, each NIC the claim's VF of that rail, and traffic between the pods on
+# every rail over its own leaf.
+leaf_rx() {
+  local j n=0
+  for ((j = 0; j < VFS_PER_RAIL; j++)); do n=$((n + $(cat "/sys/class/net/ryr${1}v${j}p/statistics/rx_packets"))); done
+  echo "$n"
+}
+for ((r = 0; r < RAILS; r++)); do
+  n=net$((r + 1)) table=$((100 + r))
+  for p in dra-bundles dra-rails; do
+    addr=$(rail_addr "$p" "$r")
+    case $addr in 10.$((100 + r)).*) ;; *) fail "$p $n has '$addr', not an address of rail $r" ;; esac
+    rules=$(in_pod "$p" ip rule show)
+    grep -q "from $addr lookup $table" <<<"$rules" ||
+      fail "$p: no SBR rule 'from $addr lookup $table': $rules; addresses: $(in_pod "$p" ip -br addr show)"
+  done
+  before=$(leaf_rx "$r")
+  in_pod dra-bundles ping -c 3 -i 0.2 -W 2 -I "$(rail_addr dra-bundles "$r")" "$(rail_addr dra-rails "$r")" >/dev/null ||
+    fail "no traffic on rail $r between the DRA pods"
+  after=$(leaf_rx "$r")
+  [ "$after" -ge $((before + 6)) ] || fail "rail $r's pings did not cross ryleaf$r ($before -> $after packets)"
+done
+echo "dra-bundles, as the pod sees its rails:"
+in_pod dra-bundles ip -br addr show | grep net | sed 's/^/  /'
+in_pod dra-bundles ip rule show | grep lookup | grep -v -E 'local|main|default' | sed 's/^/  /'
+echo "ok: 2 DRA pods x $RAILS rails, addresses and SBR per rail, pings on every rail over its own leaf"
+
+# networkData: the driver reports each VF's interface, address and MAC in the claim's status.
+netdata() {
+  k get resourceclaim "$bundle_claim" -o json | python3 -c '
+import json, sys
+c = json.load(sys.stdin)
+print(sorted((d["networkData"]["interfaceName"], d["networkData"]["ips"][0].split("/")[0], d["device"])
+             for d in c["status"].get("devices", []) if "networkData" in d))'
+}
+until_ok 15 "networkData for the 8 VFs in claim $bundle_claim's status" 'test "$(netdata | grep -o net | wc -l)" = "$RAILS"'
+for ((r = 0; r < RAILS; r++)); do
+  grep -q "('net$((r + 1))', '$(rail_addr dra-bundles "$r")'" <<<"$(netdata)" ||
+    fail "claim status has no networkData net$((r + 1)) $(rail_addr dra-bundles "$r"): $(netdata)"
+done
+echo "  status.devices[0] of $bundle_claim:"
+k get resourceclaim "$bundle_claim" -o jsonpath='{.status.devices[0]}' | sed 's/^/    /'
+echo
+echo "ok: claim $bundle_claim's status carries networkData for its 8 VFs (interface, address, MAC)"
+
+# The driver restarted mid-life: the prepared claims are read back from its state directory.
+old=$(k get pods -l app.kubernetes.io/name=railyard-dra-driver -o name)
+k delete "$old" --wait=true --timeout 60s >/dev/null
+until_ok 60 "a new DRA driver pod" 'test -n "$(k get pods -l app.kubernetes.io/name=railyard-dra-driver -o name)" && test "$(k get pods -l app.kubernetes.io/name=railyard-dra-driver -o name)" != "$old"'
+k rollout status daemonset/railyard-dra-driver --timeout 120s >/dev/null || fail "the restarted DRA driver is not Ready"
+until_ok 30 "the restarted driver to read its 2 prepared claims" \
+  'k logs daemonset/railyard-dra-driver -c dra-driver | grep -q "2 prepared claims in"'
+until_ok 30 "the restarted driver to register with the kubelet" \
+  'k logs daemonset/railyard-dra-driver -c dra-driver | grep -q "plugin railyard.io registered"'
+k logs daemonset/railyard-dra-driver -c dra-driver | grep -E "prepared claims in|registered" | sed 's/^/  driver: /'
+echo "ok: the driver restarted mid-life and knows the 2 prepared claims"
+
+# Pods deleted: the kubelet unprepares the claims with the restarted driver; every VF is back
+# on the host, no CDI spec, no state, no handoff file left.
+for p in dra-bundles dra-rails; do k delete pod "$p" --wait=true --timeout 60s >/dev/null; done
+for c in "$bundle_claim" "$rails_claim"; do
+  until_ok 30 "the generated claim $c to go with its pod" '! k get resourceclaim "$c" >/dev/null 2>&1'
+done
+until_ok 30 "every VF back on the host ($host_vfs_before)" 'test "$(host_vfs)" = "$host_vfs_before"'
+left=$(find "$W/cdi" "$W/dra" -type f 2>/dev/null | grep -v '/locks/' || true)
+[ -z "$left" ] || fail "left behind after the claims were unprepared: $left"
+n=$(k logs daemonset/railyard-dra-driver -c dra-driver | grep -c "devices returned" || true)
+[ "$n" = 2 ] || fail "the restarted driver unprepared $n claims, not 2: $(k logs daemonset/railyard-dra-driver -c dra-driver | grep unprepare)"
+k logs daemonset/railyard-dra-driver -c dra-driver | grep "devices returned" | sed 's/^/  driver: /'
+echo "ok: pods deleted: both claims unprepared by the restarted driver, $host_vfs_before VFs on the host, nothing left in the CDI and state directories"
 kubectl delete -n "$NS" -k "$here/../../manifests/dra/claims" >/dev/null
 
 # A claim that cannot be met: the GPU of rail 0's bundle and a VF of rail 1 under one PCIe

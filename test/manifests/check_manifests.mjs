@@ -234,11 +234,18 @@ check("the liveness probe and the port are the metrics address", () => {
 });
 
 const dra = find("DaemonSet", "railyard-dra-driver");
-check("the DRA DaemonSet passes only flags railyard-dra-driver publish takes, NODE_NAME from the node", () => {
+check("the DRA DaemonSet passes only flags railyard-dra-driver run takes, NODE_NAME from the node", () => {
   const c = dra.spec.template.spec.containers[0];
-  assert(c.args[0] === "publish", `runs ${c.args[0]}`);
-  const h = help("railyard-dra-driver", "publish");
-  for (const f of flagsOf(c.args)) assert(h.includes(f), `${f} is not a railyard-dra-driver publish flag`);
+  assert(c.args[0] === "run", `runs ${c.args[0]}`);
+  const h = help("railyard-dra-driver", "run");
+  for (const f of flagsOf(c.args)) assert(h.includes(f), `${f} is not a railyard-dra-driver run flag`);
+  // The kubelet finds the plugin where it looks, and the CNI reads the state where it is written.
+  const mounts = Object.fromEntries(c.volumeMounts.map((m) => [m.mountPath, m.name]));
+  const hostPath = (name) => dra.spec.template.spec.volumes.find((v) => v.name === name)?.hostPath?.path;
+  for (const f of ["--registry-dir", "--plugin-dir", "--cdi-dir", "--state-dir"]) {
+    const dir = c.args.find((a) => a.startsWith(f + "="))?.split("=")[1];
+    assert(dir && mounts[dir] && hostPath(mounts[dir]) === dir, `${f}=${dir} is not the same host directory`);
+  }
   assert(c.env.find((e) => e.name === "NODE_NAME")?.valueFrom?.fieldRef?.fieldPath === "spec.nodeName", "NODE_NAME");
 });
 check("one allocator per node: the device plugin avoids railyard.io/allocator=dra, the DRA driver needs it", () => {
@@ -275,7 +282,12 @@ check("validate.json is a valid railyard-validate config", () => {
 });
 check("every NAD's resourceName is a resource the device plugin advertises", () => {
   for (const o of all.filter((x) => x.kind === "NetworkAttachmentDefinition")) {
-    const r = o.metadata.annotations["k8s.v1.cni.cncf.io/resourceName"];
+    const r = o.metadata.annotations?.["k8s.v1.cni.cncf.io/resourceName"];
+    // A DRA NAD has none: its NIC comes from the pod's claims, and Multus must not look for one.
+    if (JSON.parse(o.spec.config).deviceFrom === "dra") {
+      assert(r === undefined, `${o.metadata.name}: deviceFrom dra with resourceName ${r}`);
+      continue;
+    }
     assert(advertised.includes(r), `${o.metadata.name}: ${r} is not advertised`);
   }
 });
@@ -296,7 +308,7 @@ check("railyard-cni accepts every NAD's config (CNI STATUS)", () => {
   for (const o of all.filter((x) => x.kind === "NetworkAttachmentDefinition")) {
     const conf = JSON.parse(o.spec.config);
     assert(conf.type === "railyard-cni" || conf.type === "railyard-sbr", `${o.metadata.name}: type ${conf.type}`);
-    const deviceID = deviceOf(o.metadata.annotations["k8s.v1.cni.cncf.io/resourceName"]);
+    const deviceID = conf.deviceFrom === "dra" ? undefined : deviceOf(o.metadata.annotations["k8s.v1.cni.cncf.io/resourceName"]);
     const r = spawnSync(path.join(bin, conf.type), [], {
       input: JSON.stringify({ ...conf, cniVersion: "1.1.0", deviceID }), encoding: "utf8",
       env: { ...process.env, CNI_COMMAND: "STATUS", CNI_PATH: cniPath, RAILYARD_SYSFS_ROOT: fixture },
@@ -325,7 +337,7 @@ check("the pods run binaries the image has, from one image", () => {
   assert(copied.includes(path.basename(bench)), `validate.json runs ${bench}, which the image does not have`);
 });
 
-check("least privilege: no API token for the device plugin or the fleet, the validator may only get and patch nodes, the DRA driver only its slices and get nodes", () => {
+check("least privilege: no API token for the device plugin or the fleet, the validator may only get and patch nodes, the DRA driver only its slices, get nodes and claims, and its own entries in claim status", () => {
   assert(find("ServiceAccount", "railyard-device-plugin").automountServiceAccountToken === false, "device plugin SA mounts a token");
   assert(ds.spec.template.spec.automountServiceAccountToken === false, "the DaemonSet mounts a token");
   const role = find("ClusterRole", "railyard-validate");
@@ -333,11 +345,15 @@ check("least privilege: no API token for the device plugin or the fleet, the val
   const draRole = find("ClusterRole", "railyard-dra-driver");
   assert(JSON.stringify(draRole.rules) === JSON.stringify([
     { apiGroups: ["resource.k8s.io"], resources: ["resourceslices"], verbs: ["get", "list", "watch", "create", "update", "patch", "delete"] },
+    { apiGroups: ["resource.k8s.io"], resources: ["resourceclaims"], verbs: ["get"] },
+    { apiGroups: ["resource.k8s.io"], resources: ["resourceclaims/status"], verbs: ["update"] },
+    { apiGroups: ["resource.k8s.io"], resourceNames: ["railyard.io"], resources: ["resourceclaims/driver"], verbs: ["associated-node:update"] },
     { apiGroups: [""], resources: ["nodes"], verbs: ["get"] }]), JSON.stringify(draRole.rules));
   // The fleet Job writes node patches for the operator and patches nothing itself.
   const fleet = find("Job", "railyard-validate-fleet").spec.template.spec;
   assert(fleet.automountServiceAccountToken === false && !fleet.serviceAccountName, "the fleet Job has API access");
-  for (const c of [...ds.spec.template.spec.initContainers, ...ds.spec.template.spec.containers, ...dra.spec.template.spec.containers]) {
+  for (const c of [...ds.spec.template.spec.initContainers, ...ds.spec.template.spec.containers,
+    ...dra.spec.template.spec.initContainers, ...dra.spec.template.spec.containers]) {
     assert(c.securityContext?.allowPrivilegeEscalation === false, `${c.name}: privilege escalation`);
     assert(JSON.stringify(c.securityContext?.capabilities?.drop) === '["ALL"]', `${c.name}: capabilities not dropped`);
     assert(c.resources?.requests && c.resources?.limits?.memory, `${c.name}: requests and a memory limit`);
