@@ -77,29 +77,38 @@ struct PublishOptions {
   std::string gpu_devices = "env";
 };
 
-// The claims' networkData, sent when it changed: claim UID -> the entries last sent.
+// The claims' networkData, sent when it changed.
+struct NetworkReports {
+  std::map<std::string, std::string> sent;    // claim UID -> the entries last sent
+  std::map<std::string, std::string> failed;  // claim UID -> the last error, logged once
+};
+
 void report_network(dra::ApiClient& api, const std::vector<dra::PreparedClaim>& claims,
                     const std::filesystem::path& dir, const std::string& pool,
-                    std::map<std::string, std::string>& sent) {
-  std::map<std::string, std::string> now;
+                    NetworkReports& reports) {
+  NetworkReports now;
   for (const auto& c : claims) {
     const json entries = dra::network_entries(c, dir, pool);
     const std::string key = entries.dump();
-    const auto it = sent.find(c.uid);
-    if ((it == sent.end() && entries.empty()) || (it != sent.end() && it->second == key)) {
-      if (it != sent.end()) now[c.uid] = key;
+    const auto it = reports.sent.find(c.uid);
+    if ((it == reports.sent.end() && entries.empty()) ||
+        (it != reports.sent.end() && it->second == key)) {
+      if (it != reports.sent.end()) now.sent[c.uid] = key;
       continue;
     }
     try {
       dra::put_device_status(api, c, entries);
       spdlog::info("claim {}: networkData of {} devices in its status", c.ref(), entries.size());
-      now[c.uid] = key;
+      now.sent[c.uid] = key;
     } catch (const std::exception& e) {
-      spdlog::warn("claim {}: networkData not sent: {}", c.ref(), e.what());
-      if (it != sent.end()) now[c.uid] = it->second;
+      // Tried again on the next tick; said once until the error changes.
+      if (reports.failed[c.uid] != e.what())
+        spdlog::warn("claim {}: networkData not sent: {}", c.ref(), e.what());
+      now.failed[c.uid] = e.what();
+      if (it != reports.sent.end()) now.sent[c.uid] = it->second;
     }
   }
-  sent = std::move(now);
+  reports = std::move(now);
 }
 
 // Logs what changed in the devices' health since the last look: name -> reason.
@@ -152,7 +161,7 @@ int run_publish(const Source& src, dra::SliceOptions options, const PublishOptio
     spdlog::info("{} prepared claims in {}", plugin->load_state(),
                  (plugin_options.state_dir / "claims").string());
   }
-  std::map<std::string, std::string> network_sent;
+  NetworkReports network_reports;
   spdlog::info("node {}: publishing to {} every {} ms (sysfs {}, unhealthy devices {})",
                options.node_name, api_config.server, po.interval_ms, sysfs.root().string(),
                options.unhealthy == dra::Unhealthy::kDrop ? "left out" : "marked");
@@ -176,11 +185,7 @@ int run_publish(const Source& src, dra::SliceOptions options, const PublishOptio
       last_diagnostics = diagnostics;
       const auto devices = dra::build_devices(node, dra::check_health(sysfs, node));
       log_health_changes(devices, unhealthy);
-      if (plugin) {
-        plugin->update_node(std::make_shared<const topo::Node>(node), devices);
-        plugin->start();  // once; the node is known before the kubelet can ask
-        report_network(api, plugin->claims(), po.plugin.state_dir, options.node_name, network_sent);
-      }
+      if (plugin) plugin->update_node(std::make_shared<const topo::Node>(node), devices);
       dra::SliceOptions probe = options;
       probe.generation = 0;
       std::string content;
@@ -212,6 +217,12 @@ int run_publish(const Source& src, dra::SliceOptions options, const PublishOptio
                      options.generation, count, slices.size(), unhealthy.size(), devices.size());
         published = content;
         last_sync = std::chrono::steady_clock::now();
+      }
+      // After publishing: a kubelet plugin that cannot start must not hold the slices back.
+      if (plugin) {
+        plugin->start();  // once; the node is known before the kubelet can ask
+        report_network(api, plugin->claims(), po.plugin.state_dir, options.node_name,
+                       network_reports);
       }
       last_error.clear();
     } catch (const std::exception& e) {
