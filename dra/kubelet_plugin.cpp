@@ -1,9 +1,11 @@
 #include "dra/kubelet_plugin.h"
 
 #include <grpcpp/grpcpp.h>
+#include <net/if.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -95,7 +97,10 @@ class KubeletPlugin::DraService final : public drapb::DRAPlugin::Service {
 };
 
 KubeletPlugin::KubeletPlugin(PluginOptions options, ClaimGetter get_claim)
-    : options_(std::move(options)), get_claim_(std::move(get_claim)) {}
+    : options_(std::move(options)), get_claim_(std::move(get_claim)) {
+  if (!options_.netdev_in_host)
+    options_.netdev_in_host = [](const std::string& n) { return ::if_nametoindex(n.c_str()) != 0; };
+}
 
 KubeletPlugin::~KubeletPlugin() {
   stop();
@@ -177,6 +182,17 @@ PrepareResult KubeletPlugin::prepare_one(const ClaimRef& ref) {
       throw PrepareError(std::string("cannot read the claim: ") + e.what());
     }
     PreparedClaim c = prepare_claim(claim, ref.uid, *node_, devices_, options_.prepare);
+    for (const auto& d : devices_) {
+      if (d.type == DeviceType::kGpu) continue;
+      const bool claimed = std::any_of(c.devices.begin(), c.devices.end(),
+                                       [&](const PreparedDevice& p) { return p.name == d.name; });
+      const std::string netdev = node_->function(d.fn).netdev_name();
+      if (claimed && !netdev.empty() && !options_.netdev_in_host(netdev))
+        throw PrepareError("device " + d.name + " (" + netdev +
+                           ") is not in the host network namespace: a pod holds it already. Was "
+                           "it given out by the device plugin before the node was labelled "
+                           "railyard.io/allocator=dra? Such pods must go first");
+    }
     // A device is prepared for one claim at a time: the scheduler never allocates one twice,
     // so a clash means a claim this driver still holds was not unprepared.
     std::set<std::string> mine;

@@ -33,6 +33,10 @@ struct PluginOptions {
   std::filesystem::path cdi_dir = "/var/run/cdi";
   std::filesystem::path state_dir = kDefaultHandoffDir;  // claims/, pods/, net/
   PrepareOptions prepare;
+  // Whether a NIC's netdev is in the host network namespace, free for a pod; unset: the
+  // kernel's answer (if_nametoindex). A NIC a pod holds already (the device plugin gave it out
+  // before the node went to DRA) is refused at Prepare instead of failing in the CNI.
+  std::function<bool(const std::string& netdev)> netdev_in_host;
 };
 
 struct ClaimRef {

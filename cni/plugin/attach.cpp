@@ -236,12 +236,18 @@ std::string claimed_device(const NetConf& conf, const Env& env, const StateStore
                                        conf.dra_dir +
                                        ": does it have a ResourceClaim for one, and does the node "
                                        "run railyard-dra-driver?");
-  for (const auto& n : nics)
-    if (!store.holder(n.pci, "")) return n.pci;
+  std::string holders;
+  for (const auto& n : nics) {
+    const auto h = store.holder(n.pci, "");
+    if (!h) return n.pci;
+    holders += (holders.empty() ? "" : ", ") + n.pci + " by container " + h->container_id + " as " +
+               h->ifname;
+  }
   throw CniError(kInvalidConfig, "every railyard.io NIC of pod " + uid->second + " (" +
-                                     std::to_string(nics.size()) +
-                                     ") is attached already: the pod names more rail networks "
-                                     "than its claims hold NICs");
+                                     std::to_string(nics.size()) + ") is attached already (" +
+                                     holders +
+                                     "): the pod names more rail networks than its claims hold "
+                                     "NICs, or another pod holds them");
 }
 
 void forget_network_data(const NetConf& conf, const AttachmentState& st) {

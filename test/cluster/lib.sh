@@ -73,3 +73,31 @@ rail_addr() { in_pod "$1" ip -4 -o addr show dev "net$(($2 + 1))" | awk '{print 
 
 # VFs on the host: the ryr<rail>v<vf> netdevs not in a pod.
 host_vfs() { ip -o link show | grep -c ': ryr[0-9]*v[0-9]*@' || true; }
+
+# check_rails <pod a> <pod b>: each pod's net<K+1> has an address of rail K (10.(100+K).0.0/16),
+# its SBR rule and table, and a pings b on every rail over that rail's leaf bridge and no other.
+leaf_rx() { # packets rail $1's leaf took in from its VFs' peers
+  local j n=0
+  for ((j = 0; j < VFS_PER_RAIL; j++)); do n=$((n + $(cat "/sys/class/net/ryr${1}v${j}p/statistics/rx_packets"))); done
+  echo "$n"
+}
+check_rails() {
+  local a=$1 b=$2 r p n table addr rules routes before after
+  for ((r = 0; r < RAILS; r++)); do
+    n=net$((r + 1)) table=$((100 + r))
+    for p in "$a" "$b"; do
+      addr=$(rail_addr "$p" "$r")
+      case $addr in 10.$((100 + r)).*) ;; *) fail "$p $n has '$addr', not an address of rail $r (10.$((100 + r)).0.0/16)" ;; esac
+      rules=$(in_pod "$p" ip rule show)
+      grep -q "from $addr lookup $table" <<<"$rules" || fail "$p: no SBR rule 'from $addr lookup $table': $rules"
+      routes=$(in_pod "$p" ip route show table "$table")
+      grep -q "dev $n" <<<"$routes" || fail "$p: table $table has no route via $n: $routes"
+    done
+    # The VFs in the pods are rail r's: what they send enters rail r's leaf by their peers.
+    before=$(leaf_rx "$r")
+    in_pod "$a" ping -c 3 -i 0.2 -W 2 -I "$(rail_addr "$a" "$r")" "$(rail_addr "$b" "$r")" >/dev/null ||
+      fail "no traffic on rail $r: $a $n -> $b $(rail_addr "$b" "$r")"
+    after=$(leaf_rx "$r")
+    [ "$after" -ge $((before + 6)) ] || fail "rail $r's pings did not cross ryleaf$r ($before -> $after packets)"
+  done
+}

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "dra/handoff.h"
 #include "dra/health.h"
@@ -148,6 +149,9 @@ TEST_CASE("kubelet plugin: prepare, restart, prepare again, unprepare twice", "[
   opt.registry_dir = tmp.path() / "registry";
   opt.plugin_dir = tmp.path() / "plugin";
   opt.prepare = {.pool = "gpu-node-1", .root = rig.fx.root()};
+  // The fixture's netdevs are not on this machine: free unless the test says otherwise.
+  std::set<std::string> held;
+  opt.netdev_in_host = [&](const std::string& n) { return !held.count(n); };
   const Device& vf0 = rig.find(DeviceType::kVf, 0);
   const Device& nic1 = rig.find(DeviceType::kNic, 1);
   int gets = 0;
@@ -196,6 +200,17 @@ TEST_CASE("kubelet plugin: prepare, restart, prepare again, unprepare twice", "[
     CHECK(pod_nics(opt.state_dir, "pod-uid-1").empty());
     CHECK(plugin.claims().empty());
     CHECK(plugin.unprepare({ref})["uid-1"].empty());
+  }
+  SECTION("a NIC a pod holds already (not in the host's namespace) is refused, nothing written") {
+    CHECK(plugin.unprepare({ref})["uid-1"].empty());
+    held.insert(rig.node.function(vf0.fn).netdev_name());
+    auto r = plugin.prepare({ref});
+    CHECK_THAT(r["uid-1"].error, Catch::Contains("device " + vf0.name + " (" +
+                                                 rig.node.function(vf0.fn).netdev_name() +
+                                                 ") is not in the host network namespace"));
+    CHECK_FALSE(fs::exists(cdi));
+    CHECK_FALSE(fs::exists(opt.state_dir / "claims/uid-1.json"));
+    CHECK(pod_nics(opt.state_dir, "pod-uid-1").empty());
   }
   SECTION("a second claim for a device still prepared is refused") {
     KubeletPlugin other(opt, [&](const std::string&, const std::string&) {
