@@ -5,7 +5,6 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -182,12 +181,12 @@ PrepareResult KubeletPlugin::prepare_one(const ClaimRef& ref) {
       throw PrepareError(std::string("cannot read the claim: ") + e.what());
     }
     PreparedClaim c = prepare_claim(claim, ref.uid, *node_, devices_, options_.prepare);
+    std::set<std::string> mine;
+    for (const auto& d : c.devices) mine.insert(d.name);
     for (const auto& d : devices_) {
-      if (d.type == DeviceType::kGpu) continue;
-      const bool claimed = std::any_of(c.devices.begin(), c.devices.end(),
-                                       [&](const PreparedDevice& p) { return p.name == d.name; });
+      if (d.type == DeviceType::kGpu || !mine.count(d.name)) continue;
       const std::string netdev = node_->function(d.fn).netdev_name();
-      if (claimed && !netdev.empty() && !options_.netdev_in_host(netdev))
+      if (!netdev.empty() && !options_.netdev_in_host(netdev))
         throw PrepareError("device " + d.name + " (" + netdev +
                            ") is not in the host network namespace: a pod holds it already. Was "
                            "it given out by the device plugin before the node was labelled "
@@ -195,8 +194,6 @@ PrepareResult KubeletPlugin::prepare_one(const ClaimRef& ref) {
     }
     // A device is prepared for one claim at a time: the scheduler never allocates one twice,
     // so a clash means a claim this driver still holds was not unprepared.
-    std::set<std::string> mine;
-    for (const auto& d : c.devices) mine.insert(d.name);
     for (const auto& [uid, other] : claims_)
       for (const auto& d : other.devices)
         if (mine.count(d.name))
