@@ -46,6 +46,11 @@ class RingLink {
   // "tcp 10.0.0.1", "verbs mlx5_0:1 gid 3 (RoCE v2) mtu 4096, dma-buf": for the run's header.
   virtual std::string describe() const = 0;
 
+  // This rank gives up with `why` (the error the ring reports): a link that can still reach its
+  // neighbours outside the data path tells them (give_up_note.h), so they name the cause rather
+  // than this rank, which only gave up on it. Best effort, never blocks; by default nothing.
+  virtual void tell_neighbours(const std::string& /*why*/) noexcept {}
+
   // Another rail of the same collective failed: the exchange under way (or the next one) stops
   // waiting and throws kInterrupted. From any thread; lasting, as the run is over.
   void interrupt() noexcept { interrupt_.raise(); }

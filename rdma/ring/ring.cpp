@@ -75,7 +75,16 @@ std::vector<double> Ring::allreduce(const void* send, void* recv, size_t count, 
     });
   }
   for (auto& t : threads) t.join();
-  if (first_failed >= 0) std::rethrow_exception(errors[static_cast<size_t>(first_failed.load())]);
+  if (first_failed >= 0) {
+    const std::exception_ptr first = errors[static_cast<size_t>(first_failed.load())];
+    try {
+      std::rethrow_exception(first);
+    } catch (const std::exception& e) {
+      for (auto& l : links_) l->tell_neighbours(e.what());
+    } catch (...) {
+    }
+    std::rethrow_exception(first);
+  }
   return seconds;
 }
 

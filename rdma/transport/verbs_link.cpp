@@ -15,6 +15,7 @@
 #include <tuple>
 #include <vector>
 
+#include "rdma/ring/give_up_note.h"
 #include "rdma/ring/schedule.h"
 
 namespace railyard::rdma {
@@ -71,10 +72,8 @@ class VerbsLink final : public RingLink {
  public:
   VerbsLink(Socket next, Socket prev, std::string next_name, std::string prev_name, Memory& memory,
             const VerbsOptions& o, std::chrono::milliseconds timeout)
-      : next_sock_(std::move(next)),
-        prev_sock_(std::move(prev)),
-        next_name_(std::move(next_name)),
-        prev_name_(std::move(prev_name)),
+      : next_{std::move(next), std::move(next_name)},
+        prev_{std::move(prev), std::move(prev_name)},
         memory_(memory),
         o_(o),
         timeout_(timeout) {
@@ -112,7 +111,26 @@ class VerbsLink final : public RingLink {
     transfer(out, bytes, out_count, bytes, in_count, 1, sink);
   }
 
+  // Over the neighbours' TCP connections, idle since the handshake; a neighbour that is gone
+  // is not written to. take_news reads the note at the other end.
+  void tell_neighbours(const std::string& why) noexcept override {
+    const std::string note = give_up_note(why);
+    for (const Neighbour* nb : {&next_, &prev_}) {
+      if (nb->gone || nb->sock.fd() < 0) continue;
+      [[maybe_unused]] const ssize_t n =
+          ::send(nb->sock.fd(), note.data(), note.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+    }
+  }
+
  private:
+  // A neighbour as its TCP connection shows it, after the handshake (take_news).
+  struct Neighbour {
+    Socket sock;
+    std::string name;
+    std::optional<Clock::time_point> gone;  // when it closed the socket: finished, or died
+    std::string note;                       // a give-up note, as much as has arrived
+  };
+
   // `out_count` messages of out_bytes (the same buffer each time) out, `in_count` of in_bytes in.
   void transfer(const char* out, size_t out_bytes, size_t out_count, size_t in_bytes,
                 size_t in_count, size_t granule, const Sink& sink) {
@@ -142,7 +160,7 @@ class VerbsLink final : public RingLink {
         const Span& p = inp[taken % inp.size()];
         arrived_.pop_front();
         if (len != p.len)
-          throw NetError(prev_name_ + " wrote " + std::to_string(len) + " bytes where " +
+          throw NetError(prev_.name + " wrote " + std::to_string(len) + " bytes where " +
                          std::to_string(p.len) +
                          " were expected: do all ranks run the same command?");
         sink(p.begin, slot_ptr(slot), len);
@@ -162,8 +180,8 @@ class VerbsLink final : public RingLink {
       const bool need_prev = taken < in_total;
       auto until = deadline;
       for (auto [gone, need, name, other_gone, other] :
-           {std::tuple{next_gone_, need_next, &next_name_, prev_gone_, &prev_name_},
-            std::tuple{prev_gone_, need_prev, &prev_name_, next_gone_, &next_name_}}) {
+           {std::tuple{next_.gone, need_next, &next_.name, prev_.gone, &prev_.name},
+            std::tuple{prev_.gone, need_prev, &prev_.name, next_.gone, &next_.name}}) {
         if (!gone || !need) continue;
         if (Clock::now() > *gone + kGrace)
           // In a ring of three or more, a neighbour that saw the real death first gives up and
@@ -176,7 +194,7 @@ class VerbsLink final : public RingLink {
       }
       if (Clock::now() > deadline)
         throw NetError("timed out after " + std::to_string(timeout_.count() / 1000) +
-                       " s waiting for " + (need_prev ? prev_name_ : next_name_) + " over verbs");
+                       " s waiting for " + (need_prev ? prev_.name : next_.name) + " over verbs");
       if (wait_for_news(until)) restart_clocks(deadline, spin_until);
     }
   }
@@ -195,15 +213,15 @@ class VerbsLink final : public RingLink {
     if (poll_cq()) return true;  // landed between the last poll and arming: no event comes for it
     // A negative fd is skipped by poll(): a closed socket would read as news forever.
     pollfd fds[4] = {{channel_->fd, POLLIN, 0},
-                     {next_gone_ ? -1 : next_sock_.fd(), POLLIN, 0},
-                     {prev_gone_ ? -1 : prev_sock_.fd(), POLLIN, 0},
+                     {next_.gone ? -1 : next_.sock.fd(), POLLIN, 0},
+                     {prev_.gone ? -1 : prev_.sock.fd(), POLLIN, 0},
                      {interrupt_fd(), POLLIN, 0}};
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now());
     const int ms = static_cast<int>(std::clamp<int64_t>(left.count() + 1, 1, 1000));
     if (::poll(fds, 4, ms) < 0 && errno != EINTR) throw NetError(sys_error("poll"));
     if (fds[3].revents) throw NetError(kInterrupted);
-    if (fds[1].revents) note_closed(next_sock_, next_name_, next_gone_);
-    if (fds[2].revents) note_closed(prev_sock_, prev_name_, prev_gone_);
+    if (fds[1].revents) take_news(next_);
+    if (fds[2].revents) take_news(prev_);
     if (!(fds[0].revents & POLLIN)) return false;
     ibv_cq* cq = nullptr;
     void* ctx = nullptr;
@@ -212,18 +230,31 @@ class VerbsLink final : public RingLink {
     return true;
   }
 
-  // After the handshake nothing comes over TCP: a readable socket is a neighbour that closed it,
-  // done or dead. Done is normal at the end of a run, when this rank may still be taking the
-  // completions of what that neighbour sent or acknowledged: the caller allows kGrace for them.
-  static void note_closed(const Socket& s, const std::string& name,
-                          std::optional<Clock::time_point>& gone) {
-    char c;
-    const ssize_t n = ::recv(s.fd(), &c, 1, MSG_PEEK | MSG_DONTWAIT);
-    if (n > 0)
-      throw NetError(name +
-                     " sent bytes after the verbs handshake: do all ranks run the same "
-                     "railyard-bench?");
-    if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) gone = Clock::now();
+  // After the handshake only a give-up note comes over TCP (tell_neighbours): a neighbour that
+  // sends one gave up on someone, and that error is this rank's too. Otherwise a readable socket
+  // is a neighbour that closed it, done or dead. Done is normal at the end of a run, when this
+  // rank may still be taking the completions of what that neighbour sent or acknowledged: the
+  // caller allows kGrace for them.
+  static void take_news(Neighbour& nb) {
+    if (nb.gone) return;
+    char buf[512];
+    for (;;) {
+      const ssize_t n = ::recv(nb.sock.fd(), buf, sizeof buf, MSG_DONTWAIT);
+      if (n > 0) {
+        nb.note.append(buf, static_cast<size_t>(n));
+        const GiveUpNote note = read_give_up_note(nb.note);
+        if (note.state == GiveUpNote::State::kComplete)
+          throw NetError(nb.name + " gave up: " + note.why);
+        if (note.state == GiveUpNote::State::kNotANote)
+          throw NetError(nb.name +
+                         " sent bytes after the verbs handshake: do all ranks run the same "
+                         "railyard-bench?");
+        continue;
+      }
+      if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
+        nb.gone = Clock::now();
+      return;
+    }
   }
 
   struct Mr {
@@ -315,13 +346,13 @@ class VerbsLink final : public RingLink {
   void connect() {
     psn_ = std::random_device{}() & 0xffffff;
     const Wire to_next = describe_qp(qp_next_, false), to_prev = describe_qp(qp_prev_, true);
-    next_sock_.send_all(&to_next, sizeof to_next, next_name_);
-    prev_sock_.send_all(&to_prev, sizeof to_prev, prev_name_);
+    next_.sock.send_all(&to_next, sizeof to_next, next_.name);
+    prev_.sock.send_all(&to_prev, sizeof to_prev, prev_.name);
     Wire from_next{}, from_prev{};
-    next_sock_.recv_all(&from_next, sizeof from_next, next_name_, timeout_);
-    prev_sock_.recv_all(&from_prev, sizeof from_prev, prev_name_, timeout_);
+    next_.sock.recv_all(&from_next, sizeof from_next, next_.name, timeout_);
+    prev_.sock.recv_all(&from_prev, sizeof from_prev, prev_.name, timeout_);
     if (from_next.slots == 0 || from_next.slot_bytes == 0)
-      throw NetError(next_name_ + " sent no receive slots: is it running --transport verbs?");
+      throw NetError(next_.name + " sent no receive slots: is it running --transport verbs?");
     remote_addr_ = from_next.slots_addr;
     remote_rkey_ = from_next.rkey;
     remote_slots_ = from_next.slots;
@@ -333,10 +364,10 @@ class VerbsLink final : public RingLink {
     // Nobody writes before both ends of every queue pair are ready to receive.
     const char ready = 1;
     char got = 0;
-    next_sock_.send_all(&ready, 1, next_name_);
-    prev_sock_.send_all(&ready, 1, prev_name_);
-    next_sock_.recv_all(&got, 1, next_name_, timeout_);
-    prev_sock_.recv_all(&got, 1, prev_name_, timeout_);
+    next_.sock.send_all(&ready, 1, next_.name);
+    prev_.sock.send_all(&ready, 1, prev_.name);
+    next_.sock.recv_all(&got, 1, next_.name, timeout_);
+    prev_.sock.recv_all(&got, 1, prev_.name, timeout_);
   }
 
   void to_rts(ibv_qp* qp, const Wire& r) {
@@ -450,8 +481,10 @@ class VerbsLink final : public RingLink {
       const ibv_wc& w = wc[i];
       if (w.status != IBV_WC_SUCCESS) {
         const bool to_next = w.qp_num == qp_next_->qp_num;
+        // A neighbour that gave up on someone else tore its queue pairs down after saying so.
+        take_news(to_next ? next_ : prev_);
         throw NetError(
-            std::string("lost ") + (to_next ? next_name_ : prev_name_) +
+            std::string("lost ") + (to_next ? next_.name : prev_.name) +
             " over verbs: " + ibv_wc_status_str(w.status) +
             (w.status == IBV_WC_RETRY_EXC_ERR ? " (did it die, or is the GID/route wrong?)" : ""));
       }
@@ -498,8 +531,7 @@ class VerbsLink final : public RingLink {
     ctx_ = nullptr;
   }
 
-  Socket next_sock_, prev_sock_;
-  std::string next_name_, prev_name_;
+  Neighbour next_, prev_;
   Memory& memory_;
   VerbsOptions o_;
   std::chrono::milliseconds timeout_;
@@ -525,8 +557,6 @@ class VerbsLink final : public RingLink {
   uint32_t remote_rkey_ = 0, remote_slots_ = 0, remote_slot_bytes_ = 0;
   uint32_t credits_ = 0, recv_seq_ = 0;
   uint64_t writes_posted_ = 0, writes_done_ = 0;
-  // When a neighbour's socket closed (it finished, or died): see note_closed.
-  std::optional<Clock::time_point> next_gone_, prev_gone_;
   // Pieces landed but not yet taken: the previous rank may run a step ahead of this one.
   std::deque<std::pair<uint32_t, uint32_t>> arrived_;
 };

@@ -1,6 +1,8 @@
 // How links fail. One rail's failure stops the others: a rank names a dead neighbour as soon as
 // any rail sees it, instead of waiting out the timeout on a rail where the death went unseen (in
-// the rails lab a rank once named a killed neighbour after 65 s, past its 60 s timeout). And a
+// the rails lab a rank once named a killed neighbour after 65 s, past its 60 s timeout). The rank
+// that gives up tells its neighbours why, on every rail, so the rank beyond a dead one names it
+// too (in the lab, rank 0 once named rank 1, which had only given up on the killed rank 2). And a
 // TCP connection lost while the exchange does not use it is named, not spun on.
 #include <poll.h>
 #include <sys/socket.h>
@@ -12,6 +14,7 @@
 #include <thread>
 
 #include "rdma/memory/memory.h"
+#include "rdma/ring/give_up_note.h"
 #include "rdma/ring/ring.h"
 #include "rdma/transport/socket.h"
 #include "rdma/transport/tcp_link.h"
@@ -20,13 +23,16 @@ using namespace railyard::rdma;
 
 namespace {
 
-// A rail whose exchange fails at once with `error`, or, with no error, waits for interrupt()
-// (polling the fd as the real links do) up to 20 s, then fails as a timeout would.
+// A rail whose exchange fails at once with `error`, or succeeds at once (moving nothing), or,
+// with neither, waits for interrupt() (polling the fd as the real links do) up to 20 s, then
+// fails as a timeout would.
 class FakeLink final : public RingLink {
  public:
-  explicit FakeLink(std::string error = "") : error_(std::move(error)) {}
+  explicit FakeLink(std::string error = "", bool succeeds = false)
+      : error_(std::move(error)), succeeds_(succeeds) {}
   void exchange(const char*, size_t, char*, size_t, size_t, const Sink&) override {
     ++calls;
+    if (succeeds_) return;
     if (!error_.empty()) throw NetError(error_);
     pollfd p{interrupt_fd(), POLLIN, 0};
     if (::poll(&p, 1, 20000) == 1) {
@@ -36,11 +42,14 @@ class FakeLink final : public RingLink {
     throw NetError("timed out waiting for rank 2 (rail 0)");
   }
   std::string describe() const override { return "fake"; }
+  void tell_neighbours(const std::string& why) noexcept override { told.push_back(why); }
   int calls = 0;
   bool interrupted = false;
+  std::vector<std::string> told;
 
  private:
   std::string error_;
+  bool succeeds_;
 };
 
 }  // namespace
@@ -61,6 +70,43 @@ TEST_CASE("a rail that fails stops the others, and its error is the one reported
   CHECK(fakes[0]->interrupted);
   CHECK(fakes[2]->interrupted);
   CHECK_FALSE(fakes[1]->interrupted);
+  // Every rail tells its neighbours the error that was reported, once, not "stopped".
+  for (FakeLink* f : fakes)
+    CHECK(f->told == std::vector<std::string>{"rank 2 (rail 1) closed the connection"});
+}
+
+TEST_CASE("a run that succeeds tells the neighbours nothing", "[ring][give-up]") {
+  auto memory = host_memory(false);
+  std::vector<std::unique_ptr<RingLink>> links;
+  links.push_back(std::make_unique<FakeLink>("", true));
+  links.push_back(std::make_unique<FakeLink>("", true));
+  std::vector<FakeLink*> fakes;
+  for (auto& l : links) fakes.push_back(static_cast<FakeLink*>(l.get()));
+  Ring ring(0, 3, std::move(links), *memory);
+  std::vector<float> send(300, 1.0f), recv(300);
+  ring.allreduce(send.data(), recv.data(), send.size(), DType::kFloat32);
+  for (FakeLink* f : fakes) {
+    CHECK(f->calls == 4);  // 2 (n - 1) steps, each rail
+    CHECK(f->told.empty());
+  }
+}
+
+TEST_CASE("a give-up note is one line, read whole or waited for", "[ring][give-up]") {
+  using S = GiveUpNote::State;
+  const std::string note = give_up_note("lost rank 2 (rail 1) over verbs:\nremote access error");
+  CHECK(note == "railyard-bench gave up: lost rank 2 (rail 1) over verbs: remote access error\n");
+  const GiveUpNote whole = read_give_up_note(note);
+  CHECK(whole.state == S::kComplete);
+  CHECK(whole.why == "lost rank 2 (rail 1) over verbs: remote access error");
+  // Cut anywhere before its newline, it is waited for; a second note behind it changes nothing.
+  for (size_t cut : {size_t{1}, size_t{10}, kGiveUpPrefix.size(), note.size() - 1})
+    CHECK(read_give_up_note(note.substr(0, cut)).state == S::kIncomplete);
+  CHECK(read_give_up_note(note + note).why == whole.why);
+  // Anything else after the handshake is a peer that does not speak this protocol.
+  CHECK(read_give_up_note("x").state == S::kNotANote);
+  CHECK(read_give_up_note("railyard-bench gave in: no\n").state == S::kNotANote);
+  CHECK(read_give_up_note(std::string(kGiveUpPrefix) + std::string(5000, 'a')).state ==
+        S::kNotANote);
 }
 
 TEST_CASE("the TCP link's exchange stops waiting when interrupted", "[ring][interrupt][tcp]") {

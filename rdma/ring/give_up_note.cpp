@@ -1,0 +1,31 @@
+#include "rdma/ring/give_up_note.h"
+
+#include <algorithm>
+
+namespace railyard::rdma {
+
+std::string give_up_note(std::string_view why) {
+  std::string note(kGiveUpPrefix);
+  note += why;
+  std::replace(note.begin() + static_cast<std::ptrdiff_t>(kGiveUpPrefix.size()), note.end(), '\n',
+               ' ');
+  note += '\n';
+  return note;
+}
+
+GiveUpNote read_give_up_note(std::string_view bytes) {
+  using S = GiveUpNote::State;
+  const size_t head = std::min(bytes.size(), kGiveUpPrefix.size());
+  if (bytes.substr(0, head) != kGiveUpPrefix.substr(0, head)) return {S::kNotANote, {}};
+  const size_t end = bytes.find('\n');
+  if (end == std::string_view::npos) {
+    // A note is a line of an error message: far longer than any error is not one.
+    if (bytes.size() > 4096) return {S::kNotANote, {}};
+    return {S::kIncomplete, {}};
+  }
+  if (end < kGiveUpPrefix.size()) return {S::kNotANote, {}};
+  return {S::kComplete,
+          std::string(bytes.substr(kGiveUpPrefix.size(), end - kGiveUpPrefix.size()))};
+}
+
+}  // namespace railyard::rdma
