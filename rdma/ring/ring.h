@@ -32,8 +32,6 @@ class Ring final : public Collective {
   int rank_, world_;
   std::vector<std::unique_ptr<RingLink>> links_;
   Memory& memory_;
-  // Per rail, where TCP lands what it reduces; kept across calls: fresh pages cost more than reuse.
-  std::vector<std::unique_ptr<Buffer>> scratch_;
 };
 
 }  // namespace railyard::rdma
