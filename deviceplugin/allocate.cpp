@@ -1,14 +1,10 @@
 #include "deviceplugin/allocate.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <atomic>
-#include <cerrno>
-#include <cstring>
 #include <nlohmann/json.hpp>
 #include <set>
+
+#include "common/atomic_file.h"
 
 namespace railyard::deviceplugin {
 namespace {
@@ -100,29 +96,10 @@ ContainerAllocation build_allocation(const Pool& pool, const topo::Node& node, c
   return out;
 }
 
+// No fsync: the directory is a tmpfs (/var/run) on nodes; the rename alone keeps readers from
+// ever seeing half a file, which is what Multus needs.
 void write_devinfo(const std::filesystem::path& dir, const std::vector<DevInfoFile>& files) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw std::runtime_error("cannot create " + dir.string() + ": " + ec.message());
-  for (const auto& f : files) {
-    const auto final_path = dir / f.name;
-    static std::atomic<uint64_t> seq{0};
-    const auto tmp = dir / ("." + f.name + ".tmp" + std::to_string(::getpid()) + "-" +
-                            std::to_string(seq.fetch_add(1)));
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0444);
-    // No fsync: the directory is a tmpfs (/var/run) on nodes; rename alone keeps readers from
-    // ever seeing half a file, which is what Multus needs.
-    bool ok = fd >= 0 && ::write(fd, f.content.data(), f.content.size()) ==
-                             static_cast<ssize_t>(f.content.size());
-    const int err = errno;
-    if (fd >= 0) ::close(fd);
-    if (ok && ::rename(tmp.c_str(), final_path.c_str()) != 0) ok = false;
-    if (!ok) {
-      ::unlink(tmp.c_str());
-      throw std::runtime_error("cannot write " + final_path.string() + ": " +
-                               std::strerror(err ? err : errno));
-    }
-  }
+  for (const auto& f : files) write_file_atomically(dir / f.name, f.content, 0444);
 }
 
 json to_json(const ContainerAllocation& a) {

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "cni/protocol/error.h"
+#include "common/atomic_file.h"
 
 namespace railyard::cni {
 
@@ -81,25 +82,11 @@ std::optional<AttachmentState> StateStore::load(const std::string& container_id,
 }
 
 void StateStore::save(const AttachmentState& s, Durability d) const {
-  std::error_code ec;
-  fs::create_directories(dir_, ec);
-  const std::string final_path = path(s.container_id, s.ifname);
-  const std::string tmp = final_path + ".tmp";
-  const std::string text = s.to_json().dump(2) + "\n";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) throw CniError(kIoFailure, "cannot write state " + tmp + ": " + std::strerror(errno));
-  const bool durable = d == Durability::kDurable;
-  const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
-                  (!durable || ::fsync(fd) == 0);
-  ::close(fd);
-  if (!ok || ::rename(tmp.c_str(), final_path.c_str()) != 0) {
-    ::unlink(tmp.c_str());
-    throw CniError(kIoFailure, "cannot write state " + final_path + ": " + std::strerror(errno));
-  }
-  if (!durable) return;
-  if (int dfd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
+  try {
+    write_file_atomically(path(s.container_id, s.ifname), s.to_json().dump(2) + "\n", 0600,
+                          d == Durability::kDurable);
+  } catch (const std::runtime_error& e) {
+    throw CniError(kIoFailure, std::string("state: ") + e.what());
   }
 }
 
