@@ -3,10 +3,15 @@
 #include <algorithm>
 
 namespace railyard::rdma {
+namespace {
+
+constexpr size_t kMaxWhy = 2048;
+
+}  // namespace
 
 std::string give_up_note(std::string_view why) {
   std::string note(kGiveUpPrefix);
-  note += why;
+  note += why.substr(0, kMaxWhy);  // within what read_give_up_note takes for a note
   std::replace(note.begin() + static_cast<std::ptrdiff_t>(kGiveUpPrefix.size()), note.end(), '\n',
                ' ');
   note += '\n';
@@ -20,7 +25,7 @@ GiveUpNote read_give_up_note(std::string_view bytes) {
   const size_t end = bytes.find('\n');
   if (end == std::string_view::npos) {
     // A note is a line of an error message: far longer than any error is not one.
-    if (bytes.size() > 4096) return {S::kNotANote, {}};
+    if (bytes.size() > kGiveUpPrefix.size() + kMaxWhy + 1) return {S::kNotANote, {}};
     return {S::kIncomplete, {}};
   }
   if (end < kGiveUpPrefix.size()) return {S::kNotANote, {}};

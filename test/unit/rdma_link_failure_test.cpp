@@ -107,6 +107,8 @@ TEST_CASE("a give-up note is one line, read whole or waited for", "[ring][give-u
   CHECK(read_give_up_note("railyard-bench gave in: no\n").state == S::kNotANote);
   CHECK(read_give_up_note(std::string(kGiveUpPrefix) + std::string(5000, 'a')).state ==
         S::kNotANote);
+  // An error however long is sent as a note the other end reads.
+  CHECK(read_give_up_note(give_up_note(std::string(5000, 'a'))).state == S::kComplete);
 }
 
 TEST_CASE("the TCP link's exchange stops waiting when interrupted", "[ring][interrupt][tcp]") {
