@@ -1,5 +1,6 @@
 // What a rank that gives up tells its neighbours, over a connection that carries nothing else
-// after set-up (the verbs link's TCP sockets): the error it gave up with. In a ring of three, the
+// after set-up (the verbs link's TCP sockets; for the TCP link, the way back of a connection
+// from the previous rank): the error it gave up with. In a ring of three, the
 // neighbour of a dead rank sees it first and exits; without the note, the rank beyond sees only
 // that neighbour close and names the wrong rank (the lab saw "rank 1 closed the connection" when
 // rank 2 had been killed). One line; a note cut short is waited for.

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "rdma/ring/give_up_note.h"
 #include "rdma/ring/schedule.h"
 
 namespace railyard::rdma {
@@ -78,6 +79,39 @@ std::string TcpLink::describe() const {
   return s;
 }
 
+void TcpLink::tell_neighbours(const std::string& why) noexcept {
+  const std::string note = give_up_note(why);
+  for (const Stream& s : streams_)
+    [[maybe_unused]] const ssize_t n =
+        ::send(s.prev.fd(), note.data(), note.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+// Why the connection to the next rank failed: as the way back saw it, or as the socket says.
+std::string TcpLink::next_error(const Stream& s) {
+  return s.next_lost.empty() ? socket_error(s.next.fd()) : s.next_lost;
+}
+
+void TcpLink::take_note(Stream& s) const {
+  char buf[512];
+  while (!s.next_closed) {
+    const ssize_t n = ::recv(s.next.fd(), buf, sizeof buf, MSG_DONTWAIT);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {  // closed (done, or gone), or reset: kept for the error that follows, if any
+      if (n < 0) s.next_lost = std::strerror(errno);
+      s.next_closed = true;
+      return;
+    }
+    s.note.append(buf, static_cast<size_t>(n));
+    const GiveUpNote note = read_give_up_note(s.note);
+    if (note.state == GiveUpNote::State::kComplete)
+      throw NetError(next_name_ + " gave up: " + note.why);
+    if (note.state == GiveUpNote::State::kNotANote)
+      throw NetError(next_name_ +
+                     " sent bytes back on the ring: do all ranks run the same railyard-bench?");
+  }
+}
+
 void TcpLink::exchange(const char* out, size_t out_bytes, char* landing, size_t in_bytes,
                        size_t granule, const Sink& sink) {
   const bool staged_out = memory_.on_device();
@@ -108,7 +142,9 @@ void TcpLink::exchange(const char* out, size_t out_bytes, char* landing, size_t 
   while (busy()) {
     for (size_t j = 0; j < n; ++j) {
       fds[2 * j] = {streams_[j].next.fd(),
-                    static_cast<short>(flows[j].sent < flows[j].out.len ? POLLOUT : 0), 0};
+                    static_cast<short>((flows[j].sent < flows[j].out.len ? POLLOUT : 0) |
+                                       (streams_[j].next_closed ? 0 : POLLIN)),
+                    0};
       fds[2 * j + 1] = {streams_[j].prev.fd(),
                         static_cast<short>(flows[j].got < flows[j].in.len ? POLLIN : 0), 0};
     }
@@ -125,15 +161,19 @@ void TcpLink::exchange(const char* out, size_t out_bytes, char* landing, size_t 
       throw NetError(std::string("poll: ") + std::strerror(errno));
     }
     if (fds[2 * n].revents) throw NetError(kInterrupted);
-    // A connection this exchange does not use reports a reset or a timeout whatever it asked
-    // for: ignored, it made poll() return at once, forever, and the timeout never came. It is
-    // named after the connections in use have had their say: when a neighbour dies, the one
-    // that saw it first resets its connections too, and "rank 2 closed the connection" on the
-    // data path says more than "lost rank 1" beside it.
+    // A note from the next rank comes first: the error this rank then sees sending to it is
+    // only that rank leaving.
+    for (size_t j = 0; j < n; ++j)
+      if (fds[2 * j].revents & (POLLIN | POLLERR | POLLHUP)) take_note(streams_[j]);
+    // A connection this exchange does not send or receive on reports a reset or a timeout
+    // whatever it asked for: ignored, it made poll() return at once, forever, and the timeout
+    // never came. It is named after the connections in use have had their say: when a
+    // neighbour dies, the one that saw it first resets its connections too, and "rank 2 closed
+    // the connection" on the data path says more than "lost rank 1" beside it.
     std::string lost_unused;
     for (size_t j = 0; j < n && lost_unused.empty(); ++j) {
-      if (fds[2 * j].events == 0 && (fds[2 * j].revents & (POLLERR | POLLHUP)))
-        lost_unused = "lost " + next_name_ + ": " + socket_error(streams_[j].next.fd());
+      if (!(fds[2 * j].events & POLLOUT) && (fds[2 * j].revents & (POLLERR | POLLHUP)))
+        lost_unused = "lost " + next_name_ + ": " + next_error(streams_[j]);
       else if (fds[2 * j + 1].events == 0 && (fds[2 * j + 1].revents & (POLLERR | POLLHUP)))
         lost_unused = "lost " + prev_name_ + ": " + socket_error(streams_[j].prev.fd());
     }
@@ -143,8 +183,11 @@ void TcpLink::exchange(const char* out, size_t out_bytes, char* landing, size_t 
       if (f.sent < f.out.len && (fds[2 * j].revents & (POLLOUT | POLLERR | POLLHUP))) {
         const ssize_t k = ::send(s.next.fd(), f.piece + f.piece_sent, f.piece_len - f.piece_sent,
                                  MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (k < 0 && errno != EAGAIN && errno != EINTR)
-          throw NetError("lost " + next_name_ + ": " + std::strerror(errno));
+        if (k < 0 && errno != EAGAIN && errno != EINTR) {
+          const std::string why = std::strerror(errno);
+          take_note(s);  // said before it left?
+          throw NetError("lost " + next_name_ + ": " + (s.next_lost.empty() ? why : s.next_lost));
+        }
         if (k > 0) {
           f.sent += static_cast<size_t>(k);
           f.piece_sent += static_cast<size_t>(k);
