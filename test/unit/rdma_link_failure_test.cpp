@@ -210,7 +210,7 @@ TEST_CASE("a TCP rank that gives up says why on the way back, and the rank befor
     auto next = std::make_unique<TcpLink>(one(std::move(beyond.near)), one(std::move(to_next.far)),
                                           *memory, "rank 2", "rank 0", "127.0.0.1", t);
     next->tell_neighbours("lost rank 2 (rail 0): Connection reset by peer");
-  }  // and leaves, with what this link sent it unread: a reset
+  }  // and leaves: what this link sends it now is answered with a reset
   // More than the sockets hold, so the send waits on a rank that no longer reads.
   std::vector<char> out(64 << 20, 1);
   CHECK_THROWS_WITH(
