@@ -25,4 +25,16 @@ struct GiveUpNote {
 };
 GiveUpNote read_give_up_note(std::string_view bytes);
 
+// The socket side, for both links. send_give_up_note: best effort, never blocks, no SIGPIPE.
+void send_give_up_note(int fd, std::string_view note) noexcept;
+
+// Takes what has come on a connection that carries only notes, without blocking, into `pending`:
+// nothing yet, a whole note (its error in `text`), bytes that cannot be one, or the connection's
+// end (a plain close, or a reset: then `text` says so, as strerror does).
+struct GiveUpNews {
+  enum class Kind { kNothing, kNote, kNotANote, kClosed } kind = Kind::kNothing;
+  std::string text;
+};
+GiveUpNews take_give_up_note(int fd, std::string& pending);
+
 }  // namespace railyard::rdma

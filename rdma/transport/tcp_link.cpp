@@ -81,9 +81,7 @@ std::string TcpLink::describe() const {
 
 void TcpLink::tell_neighbours(const std::string& why) noexcept {
   const std::string note = give_up_note(why);
-  for (const Stream& s : streams_)
-    [[maybe_unused]] const ssize_t n =
-        ::send(s.prev.fd(), note.data(), note.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+  for (const Stream& s : streams_) send_give_up_note(s.prev.fd(), note);
 }
 
 // Why the connection to the next rank failed: as the way back saw it, or as the socket says.
@@ -92,23 +90,15 @@ std::string TcpLink::next_error(const Stream& s) {
 }
 
 void TcpLink::take_note(Stream& s) const {
-  char buf[512];
-  while (!s.next_closed) {
-    const ssize_t n = ::recv(s.next.fd(), buf, sizeof buf, MSG_DONTWAIT);
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {  // closed (done, or gone), or reset: kept for the error that follows, if any
-      if (n < 0) s.next_lost = std::strerror(errno);
-      s.next_closed = true;
-      return;
-    }
-    s.note.append(buf, static_cast<size_t>(n));
-    const GiveUpNote note = read_give_up_note(s.note);
-    if (note.state == GiveUpNote::State::kComplete)
-      throw NetError(next_name_ + " gave up: " + note.why);
-    if (note.state == GiveUpNote::State::kNotANote)
-      throw NetError(next_name_ +
-                     " sent bytes back on the ring: do all ranks run the same railyard-bench?");
+  if (s.next_closed) return;
+  const GiveUpNews news = take_give_up_note(s.next.fd(), s.note);
+  if (news.kind == GiveUpNews::Kind::kNote) throw NetError(next_name_ + " gave up: " + news.text);
+  if (news.kind == GiveUpNews::Kind::kNotANote)
+    throw NetError(next_name_ +
+                   " sent bytes back on the ring: do all ranks run the same railyard-bench?");
+  if (news.kind == GiveUpNews::Kind::kClosed) {  // done or gone; a reset is kept for the error
+    s.next_closed = true;
+    s.next_lost = news.text;
   }
 }
 

@@ -115,11 +115,8 @@ class VerbsLink final : public RingLink {
   // is not written to. take_news reads the note at the other end.
   void tell_neighbours(const std::string& why) noexcept override {
     const std::string note = give_up_note(why);
-    for (const Neighbour* nb : {&next_, &prev_}) {
-      if (nb->gone || nb->sock.fd() < 0) continue;
-      [[maybe_unused]] const ssize_t n =
-          ::send(nb->sock.fd(), note.data(), note.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
-    }
+    for (const Neighbour* nb : {&next_, &prev_})
+      if (!nb->gone) send_give_up_note(nb->sock.fd(), note);
   }
 
  private:
@@ -237,24 +234,13 @@ class VerbsLink final : public RingLink {
   // caller allows kGrace for them.
   static void take_news(Neighbour& nb) {
     if (nb.gone) return;
-    char buf[512];
-    for (;;) {
-      const ssize_t n = ::recv(nb.sock.fd(), buf, sizeof buf, MSG_DONTWAIT);
-      if (n > 0) {
-        nb.note.append(buf, static_cast<size_t>(n));
-        const GiveUpNote note = read_give_up_note(nb.note);
-        if (note.state == GiveUpNote::State::kComplete)
-          throw NetError(nb.name + " gave up: " + note.why);
-        if (note.state == GiveUpNote::State::kNotANote)
-          throw NetError(nb.name +
-                         " sent bytes after the verbs handshake: do all ranks run the same "
-                         "railyard-bench?");
-        continue;
-      }
-      if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
-        nb.gone = Clock::now();
-      return;
-    }
+    const GiveUpNews news = take_give_up_note(nb.sock.fd(), nb.note);
+    if (news.kind == GiveUpNews::Kind::kNote) throw NetError(nb.name + " gave up: " + news.text);
+    if (news.kind == GiveUpNews::Kind::kNotANote)
+      throw NetError(nb.name +
+                     " sent bytes after the verbs handshake: do all ranks run the same "
+                     "railyard-bench?");
+    if (news.kind == GiveUpNews::Kind::kClosed) nb.gone = Clock::now();
   }
 
   struct Mr {
