@@ -116,10 +116,11 @@ def main():
             plot = os.path.join(a.plots or a.work, f"railyard-{rails}rail{'s' if rails > 1 else ''}.svg")
             results.setdefault((rails, "railyard-bench"), []).append(
                 railyard(a.a, a.b, ifs, 29600 + rnd * 2 + rails, a.bin, plot))
+            # --bidir right after railyard-bench, so each round's pair sees the machine alike.
+            bidir_runs[rails].append(iperf(a.a, a.b, 5401 + 10 * rnd + rails, ifs.split(","), bidir=True))
             results.setdefault((rails, "OpenMPI"), []).append(mpi(a.a, a.work, ifs))
             if rails == 1:
                 results.setdefault((rails, "Gloo"), []).append(gloo(a.a, a.b, a.work, rnd))
-            bidir_runs[rails].append(iperf(a.a, a.b, 5401 + 10 * rnd + rails, ifs.split(","), bidir=True))
         iperf_runs.append(iperf(a.a, a.b, 5301 + rnd))
     print()
     if a.plots:
@@ -159,6 +160,12 @@ def main():
         vs_ceiling = min(med["railyard-bench"][s] / ceiling for s in big)
         print(f"targets at >= 16 MiB: >= 1.3x OpenMPI: {'met' if vs_mpi >= 1.3 else 'MISSED'} ({vs_mpi:.2f}x worst);"
               f" >= 0.8x iperf3: {'met' if vs_ip >= 0.8 else 'MISSED'} ({vs_ip:.2f}x worst)")
+        # This machine's speed drifts within a run: the ratio of each round's back-to-back pair shows
+        # how much of the spread is the machine's rather than either tool's.
+        worst = min(big, key=lambda s: med["railyard-bench"][s] / bd)
+        paired = [run[worst] / b for run, b in zip(results[(rails, "railyard-bench")], bidir_runs[rails])]
+        print(f"  each round's railyard-bench / --bidir, measured back to back ({worst >> 20} MiB):"
+              f" median {statistics.median(paired):.2f}x, range {min(paired):.2f}-{max(paired):.2f}x")
         print(f"  >= 0.9x iperf3 --bidir per direction: {'met' if vs_bd >= 0.9 else 'MISSED'} ({vs_bd:.2f}x worst);"
               f" above the floor, >= 0.9x of the ceiling: {'met' if vs_ceiling >= 0.9 else 'MISSED'}"
               f" ({vs_ceiling:.2f}x worst)")

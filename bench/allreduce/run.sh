@@ -3,7 +3,9 @@
 # OpenMPI's MPI_Allreduce (btl tcp) and Gloo's ring allreduce, same sizes, interleaved rounds,
 # medians and busbw ratios, with iperf3's single-stream throughput on the same link as the
 # physical reference (and iperf3 --bidir, both ways at once, which is what an allreduce does).
-# Targets at >= 16 MiB: >= 1.3x OpenMPI and >= 0.8x iperf3.
+# Targets at >= 16 MiB: >= 1.3x OpenMPI, >= 0.8x iperf3, >= 0.9x iperf3 --bidir (and of the
+# ceiling that 2 shared cores leave above it, printed beside it). --bidir runs right after
+# railyard-bench in each round, and each round's ratio is printed: the machine drifts.
 # Usage: bench/allreduce/run.sh [ROUNDS]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
