@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -34,7 +35,7 @@ struct Pipe {
 
 ProcessResult run_process(const std::vector<std::string>& argv,
                           const std::map<std::string, std::string>& env, const std::string& input,
-                          Stderr stderr_mode) {
+                          Stderr stderr_mode, std::chrono::milliseconds limit) {
   if (argv.empty()) throw std::invalid_argument("run_process: no program");
   std::vector<std::string> env_strings;
   for (char** e = environ; *e; ++e) {
@@ -76,8 +77,22 @@ ProcessResult run_process(const std::vector<std::string>& argv,
   pollfd fds[2] = {{out.fd[0], POLLIN, 0}, {err.fd[0], POLLIN, 0}};
   int open_fds = 2;
   char buf[65536];
+  const auto until = std::chrono::steady_clock::now() + limit;
   while (open_fds > 0) {
-    if (::poll(fds, 2, -1) < 0) {
+    int wait_ms = -1;
+    if (limit.count() > 0) {
+      const auto left =
+          std::chrono::ceil<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+      if (left.count() <= 0) {
+        // Its output may be held open by a grandchild too: stop reading as well.
+        ::kill(pid, SIGKILL);
+        r.timed_out = true;
+        break;
+      }
+      wait_ms = static_cast<int>(left.count());
+    }
+    const int ready = ::poll(fds, 2, wait_ms);
+    if (ready < 0) {
       if (errno == EINTR) continue;
       break;
     }
