@@ -10,6 +10,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "common/log_escape.h"
 #include "deviceplugin/allocate.h"
 #include "deviceplugin/plugin.h"
 #include "deviceplugin/preferred.h"
@@ -101,6 +102,7 @@ int main(int argc, char** argv) {
 
   // Logs on stderr, so that --dry-run's stdout is only its report.
   spdlog::set_default_logger(spdlog::stderr_color_mt("railyard-device-plugin"));
+  railyard::escape_default_log_messages();  // peers' and the API server's text, escaped
   spdlog::set_level(spdlog::level::from_str(log_level == "warning" ? "warn" : log_level));
 
   try {

@@ -1,13 +1,11 @@
 #include "deviceplugin/metrics.h"
 
-#include <sys/socket.h>
-#include <sys/time.h>
-
-#include <atomic>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ip/v6_only.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <chrono>
+#include <list>
 #include <mutex>
 #include <sstream>
 #include <stdexcept>
@@ -76,67 +74,91 @@ std::string Metrics::render() const {
 
 namespace {
 
-// One request, then the connection is closed.
-void answer(boost::asio::ip::tcp::socket& sock, const Metrics& metrics,
-            const std::function<bool()>& healthy) {
-  namespace http = boost::beast::http;
-  boost::system::error_code ec;
-  // A client that sends nothing must not hold the only thread.
-  const timeval tv{2, 0};
-  ::setsockopt(sock.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  ::setsockopt(sock.native_handle(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-  boost::beast::flat_buffer buf;
-  http::request<http::string_body> req;
-  http::read(sock, buf, req, ec);
-  if (ec) return;
-  http::response<http::string_body> res{http::status::ok, req.version()};
-  res.keep_alive(false);
-  const auto target = req.target();
-  if (req.method() != http::verb::get && req.method() != http::verb::head) {
-    res.result(http::status::method_not_allowed);
-    res.body() = "GET only\n";
-  } else if (target == "/metrics") {
-    res.set(http::field::content_type, "text/plain; version=0.0.4; charset=utf-8");
-    res.body() = metrics.render();
-  } else if (target == "/healthz") {
-    const bool ok = healthy();
-    res.result(ok ? http::status::ok : http::status::service_unavailable);
-    res.body() = ok ? "ok\n" : "not serving\n";
-  } else {
-    res.result(http::status::not_found);
-    res.body() = "/metrics or /healthz\n";
-  }
-  res.prepare_payload();
-  http::write(sock, res, ec);
-  sock.shutdown(boost::asio::ip::tcp::socket::shutdown_both, ec);
-}
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+// A whole request, from accept to the last byte of the answer: a client that sends nothing, or
+// trickles a byte at a time, is cut off then. A probe or a scraper on the node needs milliseconds.
+constexpr auto kRequestDeadline = std::chrono::seconds(2);
+// Connections held at once. The oldest goes when one more arrives: a probe is never turned away
+// because strangers hold the port, and a stranger holds a slot for at most kRequestDeadline.
+constexpr size_t kMaxConnections = 64;
+constexpr uint32_t kHeaderLimit = 8 * 1024;
+constexpr uint64_t kBodyLimit = 1024;
 
 }  // namespace
 
+// One connection: one request, one answer, closed. Runs on the server's single io thread, so the
+// session list needs no lock; each slow client waits on its own, never in front of another.
+struct MetricsServer::Session : std::enable_shared_from_this<Session> {
+  Session(tcp::socket s, MetricsServer& server) : stream(std::move(s)), srv(server) {
+    parser.header_limit(kHeaderLimit);
+    parser.body_limit(kBodyLimit);
+  }
+  void start() {
+    stream.expires_after(kRequestDeadline);
+    http::async_read(stream, buf, parser,
+                     [self = shared_from_this()](beast::error_code ec, size_t) { self->read(ec); });
+  }
+  void read(beast::error_code ec) {
+    if (ec) return finish();  // timeout, junk, a closed connection, or evicted
+    const auto& req = parser.get();
+    res.version(req.version());
+    res.keep_alive(false);
+    res.result(http::status::ok);
+    const auto target = req.target();
+    if (req.method() != http::verb::get && req.method() != http::verb::head) {
+      res.result(http::status::method_not_allowed);
+      res.body() = "GET only\n";
+    } else if (target == "/metrics") {
+      res.set(http::field::content_type, "text/plain; version=0.0.4; charset=utf-8");
+      res.body() = srv.metrics_.render();
+    } else if (target == "/healthz") {
+      const bool ok = srv.healthy_();
+      res.result(ok ? http::status::ok : http::status::service_unavailable);
+      res.body() = ok ? "ok\n" : "not serving\n";
+    } else {
+      res.result(http::status::not_found);
+      res.body() = "/metrics or /healthz\n";
+    }
+    res.prepare_payload();
+    http::async_write(stream, res,
+                      [self = shared_from_this()](beast::error_code, size_t) { self->finish(); });
+  }
+  void finish() {
+    beast::error_code ec;
+    stream.socket().shutdown(tcp::socket::shutdown_both, ec);
+    stream.close();
+    if (listed) {
+      listed = false;
+      srv.sessions_.erase(where);
+    }
+  }
+  beast::tcp_stream stream;
+  MetricsServer& srv;
+  beast::flat_buffer buf;
+  http::request_parser<http::string_body> parser;
+  http::response<http::string_body> res;
+  std::list<std::shared_ptr<Session>>::iterator where;
+  bool listed = false;
+};
+
 struct MetricsServer::Impl {
-  boost::asio::io_context io{1};
-  boost::asio::ip::tcp::acceptor acceptor{io};
-  std::mutex mu;  // guards stopping and client_fd against the fd being closed meanwhile
-  bool stopping = false;
-  int client_fd = -1;  // the connection being answered
+  asio::io_context io{1};
+  tcp::acceptor acceptor{io};
 };
 
 MetricsServer::MetricsServer(const Metrics& metrics, std::function<bool()> healthy)
     : metrics_(metrics), healthy_(std::move(healthy)), impl_(std::make_unique<Impl>()) {}
 
 MetricsServer::~MetricsServer() {
-  if (!thread_.joinable()) return;
-  {
-    // close() from another thread does not wake a blocking accept() on Linux; shutdown() does
-    // (EINVAL), and on the client's socket it ends a read that a silent scraper would hold.
-    std::lock_guard lk(impl_->mu);
-    impl_->stopping = true;
-    ::shutdown(impl_->acceptor.native_handle(), SHUT_RDWR);
-    if (impl_->client_fd >= 0) ::shutdown(impl_->client_fd, SHUT_RDWR);
+  if (thread_.joinable()) {
+    impl_->io.stop();
+    thread_.join();
   }
-  thread_.join();
-  boost::system::error_code ec;
-  impl_->acceptor.close(ec);
+  sessions_.clear();  // before the io_context their sockets belong to
 }
 
 void MetricsServer::start(const std::string& addr) {
@@ -164,33 +186,26 @@ void MetricsServer::start(const std::string& addr) {
   if (!ec && host.empty()) acc.set_option(ip::v6_only(false), ec);  // ":PORT": v4 and v6
   if (!ec) acc.set_option(ip::tcp::acceptor::reuse_address(true), ec);
   if (!ec) acc.bind(ep, ec);
-  if (!ec) acc.listen(16, ec);
+  if (!ec) acc.listen(asio::socket_base::max_listen_connections, ec);
   if (ec)
     throw std::runtime_error("--metrics-addr '" + addr + "': cannot listen there: " + ec.message());
   port_ = acc.local_endpoint().port();
-  thread_ = std::thread([this] { serve(); });
+  accept();
+  thread_ = std::thread([this] { impl_->io.run(); });
 }
 
-void MetricsServer::serve() {
-  auto stopping = [this] {
-    std::lock_guard lk(impl_->mu);
-    return impl_->stopping;
-  };
-  while (!stopping()) {
-    boost::system::error_code ec;
-    boost::asio::ip::tcp::socket sock(impl_->io);
-    impl_->acceptor.accept(sock, ec);
-    if (ec) continue;  // the loop's condition tells a stop from a failed accept
-    {
-      std::lock_guard lk(impl_->mu);
-      if (impl_->stopping) return;
-      impl_->client_fd = sock.native_handle();
+void MetricsServer::accept() {
+  impl_->acceptor.async_accept([this](boost::system::error_code ec, tcp::socket sock) {
+    if (!ec) {
+      if (sessions_.size() >= kMaxConnections) sessions_.front()->finish();
+      auto s = std::make_shared<Session>(std::move(sock), *this);
+      s->where = sessions_.insert(sessions_.end(), s);
+      s->listed = true;
+      s->start();
     }
-    answer(sock, metrics_, healthy_);
-    std::lock_guard lk(impl_->mu);
-    impl_->client_fd = -1;
-    sock.close(ec);  // under the lock: the destructor never shuts down a reused descriptor
-  }
+    // Out of descriptors (EMFILE) and the like: try again with the next connection.
+    if (impl_->acceptor.is_open()) accept();
+  });
 }
 
 }  // namespace railyard::deviceplugin

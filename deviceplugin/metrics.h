@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <list>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -41,8 +42,10 @@ class Metrics {
   std::map<std::string, Counters> counters_;
 };
 
-// Serves GET /metrics and GET /healthz on "host:port" (":9408" listens on every address), one
-// request at a time on one thread: a scraper and a liveness probe are its only clients.
+// Serves GET /metrics and GET /healthz on "host:port" (":9408" listens on every address; the
+// manifests bind the node's own address). One thread, every connection asynchronous under one
+// deadline for its whole request, at most 64 at once (the oldest is dropped for a newcomer): idle
+// or trickling clients on a shared node cannot stall the liveness probe.
 // Boost.Beast, header-only: an HTTP library that brings no TLS stack to initialise (OpenSSL's
 // start-up alone cost 3 MiB of resident memory with the first library tried).
 class MetricsServer {
@@ -55,10 +58,12 @@ class MetricsServer {
 
  private:
   struct Impl;
-  void serve();
+  struct Session;
+  void accept();
   const Metrics& metrics_;
   std::function<bool()> healthy_;
   std::unique_ptr<Impl> impl_;
+  std::list<std::shared_ptr<Session>> sessions_;  // oldest first; touched on the io thread only
   std::thread thread_;
   int port_ = 0;
 };

@@ -142,6 +142,8 @@ void Plugin::start() {
   if (!opt_.config_file.empty()) config_text_ = read_text(opt_.config_file).value_or("");
   View v = load_view(opt_, sysfs_);
   for (const auto& d : v.node->diagnostics.all()) spdlog::warn("sysfs: {}", d.to_string());
+  // Alive from here: a probe while the first registrations go out is answered 200, not 503.
+  last_tick_ms_ = now_ms();
   if (!opt_.metrics_addr.empty()) {
     metrics_server_ = std::make_unique<MetricsServer>(metrics_, [this] { return healthy(); });
     try {

@@ -3,12 +3,14 @@
 // plugin runs as a child process on generated sysfs fixtures, as the DaemonSet runs it.
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <fstream>
@@ -615,6 +617,98 @@ TEST_CASE("a changed config file, or SIGHUP, re-discovers without a restart", "[
   REQUIRE(regs.size() == 3);
   CHECK(rig.plugin->log().find("keeping what is served") != std::string::npos);
   CHECK(first_list(rig.client("railyard.io/r0")).devices_size() == 4);
+}
+
+namespace {
+
+// A TCP connection to the plugin's metrics port on loopback.
+int connect_metrics(const std::string& port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons(static_cast<uint16_t>(std::stoi(port)));
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) == 0);
+  return fd;
+}
+
+// GET `path` with the whole exchange bounded by `limit`; the status line and body, or "" when
+// the answer did not come in time.
+std::string http_get(const std::string& port, const std::string& path,
+                     std::chrono::milliseconds limit) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  const int fd = connect_metrics(port);
+  const std::string req = "GET " + path + " HTTP/1.1\r\nHost: node\r\n\r\n";
+  REQUIRE(::send(fd, req.data(), req.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(req.size()));
+  std::string got;
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        until - std::chrono::steady_clock::now());
+    pollfd p{fd, POLLIN, 0};
+    if (left.count() <= 0 || ::poll(&p, 1, static_cast<int>(left.count())) != 1) {
+      got.clear();
+      break;
+    }
+    char b[4096];
+    const ssize_t n = ::recv(fd, b, sizeof b, 0);
+    if (n <= 0) break;
+    got.append(b, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return got;
+}
+
+}  // namespace
+
+TEST_CASE("idle and trickling clients on the metrics port do not stall /healthz or /metrics",
+          "[deviceplugin]") {
+  Rig rig;
+  rig.metrics_addr = "127.0.0.1:0";
+  rig.start(3);
+  const std::string port = rig.metrics_port();
+  // 20 strangers connect and say nothing; one sends a request a byte at a time, forever.
+  std::vector<int> idle;
+  for (int i = 0; i < 20; ++i) idle.push_back(connect_metrics(port));
+  std::atomic<bool> stop{false};
+  std::thread trickle([&] {
+    const int fd = connect_metrics(port);
+    const std::string slow = "GET /metrics HTTP/1.1\r\nX-Slow: " + std::string(10000, 'a');
+    for (size_t i = 0; i < slow.size() && !stop; ++i) {
+      if (::send(fd, &slow[i], 1, MSG_NOSIGNAL) != 1) break;
+      std::this_thread::sleep_for(50ms);  // the trickle's pace, not a synchronisation
+    }
+    ::close(fd);
+  });
+  for (int probe = 0; probe < 5; ++probe) {
+    const auto got = http_get(port, "/healthz", 1000ms);
+    INFO("probe " << probe << ": " << got);
+    CHECK(got.rfind("HTTP/1.1 200", 0) == 0);
+    CHECK(got.find("\r\n\r\nok\n") != std::string::npos);
+  }
+  const auto metrics = http_get(port, "/metrics", 1000ms);
+  CHECK(metrics.find("railyard_registered{resource=\"railyard.io/rail4\"} 1") != std::string::npos);
+  stop = true;
+  trickle.join();
+  for (int fd : idle) ::close(fd);
+}
+
+TEST_CASE("more connections than the metrics server holds: the newest is served",
+          "[deviceplugin]") {
+  Rig rig;
+  rig.metrics_addr = "127.0.0.1:0";
+  rig.start(3);
+  const std::string port = rig.metrics_port();
+  std::vector<int> idle;
+  for (int i = 0; i < 200; ++i) idle.push_back(connect_metrics(port));
+  const auto got = http_get(port, "/healthz", 1000ms);
+  INFO(got);
+  CHECK(got.rfind("HTTP/1.1 200", 0) == 0);
+  // The oldest strangers were let go to make room: the server closed them.
+  pollfd p{idle.front(), POLLIN, 0};
+  REQUIRE(::poll(&p, 1, 1000) == 1);
+  char b;
+  CHECK(::recv(idle.front(), &b, 1, 0) == 0);
+  for (int fd : idle) ::close(fd);
 }
 
 TEST_CASE("SIGTERM with the kubelet's ListAndWatch streams open: exit 0 within 2 s, sockets gone",
