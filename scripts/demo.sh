@@ -46,14 +46,18 @@ mapfile -t vf_pci < <(build/bin/railyard topo --json | python3 -c "
 import json, sys
 nics = sorted((n for n in json.load(sys.stdin)['nics'] if n['rail'] is not None), key=lambda n: n['rail'])
 print('\n'.join(n['vfs'][0]['pci'] for n in nics))")
+# Each simulated node's CNI node policy (cni/README.md): its own state directory.
+policy() { echo "$work/cni-policy-$1.json"; }
 attach() {  # node pod host-octet
   local node=$1 pod=$2 host=$3 k pci
+  echo '{"stateDir": "'"$work/state-$node"'"}' >"$(policy "$node")"
   for k in 0 1 2 3 4 5 6 7; do
     pci=${vf_pci[$k]}
-    printf '{"cniVersion":"1.0.0","name":"rails","type":"railyard-cni","deviceID":"%s","stateDir":"%s","logLevel":"warning",
-      "ipam":{"type":"static","addresses":[{"address":"10.10.%d.%d/24"}]}}' "$pci" "$work/state-$node" "$k" "$host" |
+    printf '{"cniVersion":"1.0.0","name":"rails","type":"railyard-cni","deviceID":"%s","logLevel":"warning",
+      "ipam":{"type":"static","addresses":[{"address":"10.10.%d.%d/24"}]}}' "$pci" "$k" "$host" |
       CNI_COMMAND=ADD CNI_CONTAINERID="$pod" CNI_NETNS="/var/run/netns/$pod" CNI_IFNAME="net$((k + 1))" \
-        CNI_PATH=/usr/lib/cni ip netns exec "$node" "$bin/railyard-cni" >/dev/null
+        CNI_PATH=/usr/lib/cni RAILYARD_CNI_POLICY="$(policy "$node")" \
+        ip netns exec "$node" "$bin/railyard-cni" >/dev/null
   done
   echo "   $pod: $(ip -n "$pod" -o -4 addr show | awk '$2 ~ /^net/ {printf "%s=%s ", $2, $4}')"
 }
@@ -109,9 +113,10 @@ echo "== 4. detaching every rail (railyard-cni DEL) and cleaning up"
 for node in "$node_a" "$node_b"; do
   pod=$pod_a; [ "$node" = "$node_b" ] && pod=$pod_b
   for k in 0 1 2 3 4 5 6 7; do
-    echo '{"cniVersion":"1.0.0","name":"rails","type":"railyard-cni","deviceID":"0000:00:00.0","logLevel":"warning","stateDir":"'"$work/state-$node"'"}' |
+    echo '{"cniVersion":"1.0.0","name":"rails","type":"railyard-cni","deviceID":"0000:00:00.0","logLevel":"warning"}' |
       CNI_COMMAND=DEL CNI_CONTAINERID="$pod" CNI_NETNS="/var/run/netns/$pod" CNI_IFNAME="net$((k + 1))" \
-        CNI_PATH=/usr/lib/cni ip netns exec "$node" "$bin/railyard-cni" >/dev/null
+        CNI_PATH=/usr/lib/cni RAILYARD_CNI_POLICY="$(policy "$node")" \
+        ip netns exec "$node" "$bin/railyard-cni" >/dev/null
   done
 done
 echo "   VFs back on node A: $(ip -n "$node_a" -o link show | grep -c ryvf) of 8"

@@ -78,14 +78,17 @@ def main():
     vfs = vfs_of(ARGS.work)
     os.environ["RAILYARD_SYSFS_ROOT"] = os.path.join(ARGS.work, "root")
     os.environ["RAILYARD_RAILS_FILE"] = os.path.join(ARGS.work, "rails.json")
+    policy = os.path.join(ARGS.work, "cni-policy.json")  # the node policy: this run's state dir
+    with open(policy, "w") as f:
+        json.dump({"stateDir": os.path.join(ARGS.work, "state")}, f)
+    os.environ["RAILYARD_CNI_POLICY"] = policy
     for _, netdev in vfs:  # the VF stand-ins: veth ends named as the fixture's VF netdevs
         subprocess.run(["ip", "link", "add", netdev, "type", "veth", "peer", "name", netdev + "x"], check=True)
         subprocess.run(["ip", "link", "set", netdev + "x", "up"], check=True)
     ours, chain = [], []
     for k, (pci, netdev) in enumerate(vfs):
         ours.append(conflist(os.path.join(ARGS.work, f"ours{k}.conflist"), f"rail{k}", [
-            {"type": "railyard-cni", "deviceID": pci, "stateDir": os.path.join(ARGS.work, "state"),
-             "ipam": ipam(k, ARGS.work)}]))
+            {"type": "railyard-cni", "deviceID": pci, "ipam": ipam(k, ARGS.work)}]))
         chain.append(conflist(os.path.join(ARGS.work, f"chain{k}.conflist"), f"rail{k}", [
             {"type": "host-device", "device": netdev, "ipam": ipam(k, ARGS.work)}, {"type": "sbr"}]))
     samples = {"railyard-cni": [], "host-device + sbr": [], "ip link set netns, twice": [],

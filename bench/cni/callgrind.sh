@@ -34,7 +34,9 @@ pci=$("$fixture_bin/railyard" topo --json --sysfs-root "$work/root" --rails "$wo
 vf_netdev=${pci#* } pci=${pci%% *}
 ip -n "$node" link add "$vf_netdev" type veth peer name "${vf_netdev}x"
 ip -n "$node" link set "${vf_netdev}x" up
+echo '{"stateDir": "'"$work"'/state"}' >"$work/cni-policy.json"
 export RAILYARD_SYSFS_ROOT="$work/root" RAILYARD_RAILS_FILE="$work/rails.json"
+export RAILYARD_CNI_POLICY="$work/cni-policy.json"
 
 count() {  # PLUGIN COMMAND CONF -> instructions; the plugin's stdout in $work/out
   local plugin=$1 command=$2 conf=$3
@@ -48,7 +50,7 @@ count() {  # PLUGIN COMMAND CONF -> instructions; the plugin's stdout in $work/o
   sed -n 's/^summary: //p' "$work/cg.out"
 }
 ipam='{"type":"host-local","dataDir":"'$work'/ipam","ranges":[[{"subnet":"10.10.2.0/24"}]]}'
-cni_conf='{"cniVersion":"1.0.0","name":"rail2","type":"railyard-cni","deviceID":"'$pci'","stateDir":"'$work'/state","sbr":false,"ipam":'$ipam'}'
+cni_conf='{"cniVersion":"1.0.0","name":"rail2","type":"railyard-cni","deviceID":"'$pci'","sbr":false,"ipam":'$ipam'}'
 printf '%-34s %14s\n' "call (512-VF node)" "instructions"
 add=$(count railyard-cni ADD "$cni_conf")
 result=$(cat "$work/out")

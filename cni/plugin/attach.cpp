@@ -191,20 +191,26 @@ void give_back(const AttachmentState& st) {
 }
 
 // Everything an attachment holds, released; the state file removed last, and kept when the IPAM
-// release failed so that a retried DEL can finish it.
-void release(const AttachmentState& st, const Env& env) {
+// release failed so that a retried DEL can finish it. A record from an earlier boot holds only
+// its lease: the namespace and the VF's settings died with that boot, and the device may now
+// serve another pod, which must not get this record's names and settings.
+void release(const AttachmentState& st, const Env& env, std::chrono::milliseconds ipam_limit) {
+  const bool same_boot = st.boot_id.empty() || st.boot_id == current_boot_id();
+  if (!same_boot)
+    spdlog::info("DEL {}/{}: recorded in an earlier boot; releasing its lease only",
+                 st.container_id, st.ifname);
   std::optional<CniError> ipam_error;
   if (!st.ipam.is_null()) {
     Env ipam_env = env;
     try {
-      ipam_exec("DEL", ipam_env, st.ipam);
+      ipam_exec("DEL", ipam_env, st.ipam, ipam_limit);
     } catch (const CniError& e) {
       ipam_error = e;
       spdlog::error("DEL {}/{}: {}", st.container_id, st.ifname, e.what());
     }
   }
-  netlink_step([&] { give_back(st); });
-  if (st.vf_number >= 0 && st.vf_original.is_object() && !st.vf_original.empty()) {
+  if (same_boot) netlink_step([&] { give_back(st); });
+  if (same_boot && st.vf_number >= 0 && st.vf_original.is_object() && !st.vf_original.empty()) {
     try {
       net::RouteSocket sk;
       restore_vf(sk, st.pf_netdev, st.vf_number, st.vf_original);
@@ -262,12 +268,13 @@ void forget_network_data(const NetConf& conf, const AttachmentState& st) {
 }  // namespace
 
 json cmd_add(const Request& req) {
-  NetConf conf = NetConf::parse(req.config);
+  NetConf conf = NetConf::parse(req.config, req.policy);
   const Env& env = req.env;
   require_netns(env.netns);
   const StateStore store(conf.state_dir);
   if (conf.device_from_dra) conf.device_id = claimed_device(conf, env, store);
   const Device dev = resolve_device(conf);
+  require_allowed(dev, req.policy);
   const json ipam = ipam_for(conf, dev);
   DeviceLock lock(conf.state_dir, dev.lock_key());
   if (store.load(env.container_id, env.ifname))
@@ -293,6 +300,7 @@ json cmd_add(const Request& req) {
   if (clash) throw CniError(kInvalidConfig, "the pod already has an interface named " + env.ifname);
 
   AttachmentState st;
+  st.boot_id = current_boot_id();
   st.container_id = env.container_id;
   st.ifname = env.ifname;
   st.netns = env.netns;
@@ -304,7 +312,9 @@ json cmd_add(const Request& req) {
   st.rail = dev.rail;
   st.pf_netdev = dev.pf_netdev;
   st.vf_number = dev.vf_number;
-  st.ipam = ipam.is_null() ? json() : negotiate_ipam_version(env, ipam_netconf(req.config, ipam));
+  st.ipam = ipam.is_null() ? json()
+                           : negotiate_ipam_version(env, ipam_netconf(req.config, ipam),
+                                                    req.policy.ipam_timeout);
   // Before anything is touched, durably: a crash from here on is undone by DEL.
   store.save(st, StateStore::Durability::kDurable);
 
@@ -365,8 +375,9 @@ json cmd_add(const Request& req) {
     Interface itf{env.ifname, mac, env.netns, conf.mtu, "", dev.pci};
     result.interfaces.push_back(itf);
     if (!ipam.is_null()) {
-      const Result got = parse_result(ipam_exec("ADD", env, st.ipam));
-      undo.push("release the IPAM allocation", [&] { ipam_exec("DEL", env, st.ipam); });
+      const Result got = parse_result(ipam_exec("ADD", env, st.ipam, req.policy.ipam_timeout));
+      undo.push("release the IPAM allocation",
+                [&] { ipam_exec("DEL", env, st.ipam, req.policy.ipam_timeout); });
       failpoint("ipam");
       for (auto ip : got.ips) {
         ip.interface = 0;
@@ -420,9 +431,9 @@ json cmd_add(const Request& req) {
 }
 
 void cmd_del(const Request& req) {
-  const NetConf conf = NetConf::parse(req.config);
+  const NetConf conf = NetConf::parse(req.config, req.policy);
   const StateStore store(conf.state_dir);
-  auto st = store.load(req.env.container_id, req.env.ifname);
+  auto st = store.load_or_set_aside(req.env.container_id, req.env.ifname);
   if (!st) {
     // No record (never added, already deleted, or the state was lost): the IP may still be held.
     json ipam = conf.ipam;
@@ -432,18 +443,37 @@ void cmd_del(const Request& req) {
       // The device may be gone too; the network's own ipam is what is left to try.
     }
     if (!ipam.is_null() && !find_ipam_plugin(ipam.value("type", ""), req.env.path).empty())
-      ipam_exec("DEL", req.env, negotiate_ipam_version(req.env, ipam_netconf(req.config, ipam)));
+      ipam_exec(
+          "DEL", req.env,
+          negotiate_ipam_version(req.env, ipam_netconf(req.config, ipam), req.policy.ipam_timeout),
+          req.policy.ipam_timeout);
     return;
   }
-  DeviceLock lock(conf.state_dir, st->pci.empty() ? "netdev-" + st->host_name : st->pci);
-  release(*st, req.env);
+  // The record names the device to lock, and is read again under the lock: a DEL that ran
+  // meanwhile may have released the device, and another pod's ADD taken it, which a stale copy
+  // of this record would undo.
+  pause_point("del-before-lock");
+  std::optional<DeviceLock> lock;
+  for (;;) {
+    const std::string key = st->pci.empty() ? "netdev-" + st->host_name : st->pci;
+    lock.emplace(conf.state_dir, key);
+    st = store.load_or_set_aside(req.env.container_id, req.env.ifname);
+    if (!st) {
+      spdlog::info("DEL {}/{}: released meanwhile by another DEL", req.env.container_id,
+                   req.env.ifname);
+      return;
+    }
+    if ((st->pci.empty() ? "netdev-" + st->host_name : st->pci) == key) break;
+    lock.reset();  // re-added on another device meanwhile: lock that one
+  }
+  release(*st, req.env, req.policy.ipam_timeout);
   forget_network_data(conf, *st);
   store.remove(st->container_id, st->ifname);
   spdlog::info("DEL {}/{}: {} returned to the host", st->container_id, st->ifname, st->host_name);
 }
 
 void cmd_check(const Request& req) {
-  const NetConf conf = NetConf::parse(req.config);
+  const NetConf conf = NetConf::parse(req.config, req.policy);
   const StateStore store(conf.state_dir);
   auto st = store.load(req.env.container_id, req.env.ifname);
   if (!st || !st->complete)
@@ -480,7 +510,7 @@ void cmd_check(const Request& req) {
 }
 
 void cmd_status(const Request& req) {
-  const NetConf conf = NetConf::parse(req.config);
+  const NetConf conf = NetConf::parse(req.config, req.policy);
   std::vector<json> ipams;
   if (!conf.ipam.is_null()) ipams.push_back(conf.ipam);
   if (conf.rails.is_object())
@@ -494,7 +524,7 @@ void cmd_status(const Request& req) {
 }
 
 void cmd_gc(const Request& req) {
-  const NetConf conf = NetConf::parse(req.config);
+  const NetConf conf = NetConf::parse(req.config, req.policy);
   const StateStore store(conf.state_dir);
   const json valid = req.config.value("cni.dev/valid-attachments", json::array());
   if (!valid.is_array())
@@ -514,7 +544,7 @@ void cmd_gc(const Request& req) {
     ::setenv("CNI_CONTAINERID", st.container_id.c_str(), 1);  // the IPAM plugin reads these
     ::setenv("CNI_IFNAME", st.ifname.c_str(), 1);
     ::setenv("CNI_NETNS", st.netns.c_str(), 1);
-    release(st, env);
+    release(st, env, req.policy.ipam_timeout);
     forget_network_data(conf, st);
     store.remove(st.container_id, st.ifname);
   }

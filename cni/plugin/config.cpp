@@ -1,6 +1,9 @@
 #include "cni/plugin/config.h"
 
+#include <filesystem>
+
 #include "cni/protocol/error.h"
+#include "common/log_escape.h"
 #include "topology/sysfs/pci_address.h"
 
 namespace railyard::cni {
@@ -34,6 +37,19 @@ std::optional<bool> boolean(const json& j, const char* key) {
   bad(std::string("'") + key + "' must be true/false or \"on\"/\"off\"");
 }
 
+// A directory the plugin writes in as root is the node's choice: a NAD may repeat it, as NADs
+// written before the node policy do, but not name another.
+std::string policy_dir(const json& j, const char* key, const std::string& node_dir,
+                       const NodePolicy& policy) {
+  const std::string wanted = str(j, key);
+  if (!wanted.empty() && std::filesystem::path(wanted).lexically_normal() !=
+                             std::filesystem::path(node_dir).lexically_normal())
+    bad(std::string("'") + key + "' '" + escape_controls(wanted) + "' is not the node's " +
+        node_dir + " " + policy.where() +
+        ": the directories railyard-cni writes in are set by the node, not by a NAD");
+  return node_dir;
+}
+
 bool valid_mac(const std::string& m) {
   if (m.size() != 17) return false;
   for (size_t i = 0; i < m.size(); ++i) {
@@ -57,7 +73,7 @@ bool VfSettings::any() const {
   return any_besides_mac() || !mac.empty();
 }
 
-NetConf NetConf::parse(const json& j) {
+NetConf NetConf::parse(const json& j, const NodePolicy& policy) {
   NetConf c;
   c.name = str(j, "name");
   const json rc = j.contains("runtimeConfig") && j["runtimeConfig"].is_object() ? j["runtimeConfig"]
@@ -66,12 +82,14 @@ NetConf NetConf::parse(const json& j) {
   if (c.device_id.empty()) c.device_id = str(j, "deviceID");
   if (c.device_id.empty()) c.device_id = str(j, "pciBusID");
   c.device = str(j, "device");
+  if (!c.device.empty() && !valid_ifname(c.device))
+    bad("device '" + escape_controls(c.device) + "' is not an interface name");
   if (!c.device_id.empty() && !topology::PciAddress::parse(c.device_id))
-    bad("deviceID '" + c.device_id + "' is not a PCI address (DDDD:BB:DD.F)");
+    bad("deviceID '" + escape_controls(c.device_id) + "' is not a PCI address (DDDD:BB:DD.F)");
   const std::string from = str(j, "deviceFrom");
   if (!from.empty() && from != "dra") bad("'deviceFrom' must be \"dra\" (or left out)");
   c.device_from_dra = from == "dra";
-  if (const std::string dir = str(j, "draDir"); !dir.empty()) c.dra_dir = dir;
+  c.dra_dir = policy_dir(j, "draDir", policy.dra_dir, policy);
   if (c.device_from_dra && (!c.device_id.empty() || !c.device.empty()))
     bad("deviceFrom \"dra\" takes the device from the pod's claims: leave out deviceID and device");
   if (c.device_id.empty() && c.device.empty() && !c.device_from_dra)
@@ -99,7 +117,8 @@ NetConf NetConf::parse(const json& j) {
     bad("'min_tx_rate' is above 'max_tx_rate'");
   c.mac = str(rc, "mac");
   if (c.mac.empty()) c.mac = str(j, "mac");
-  if (!c.mac.empty() && !valid_mac(c.mac)) bad("mac '" + c.mac + "' is not a MAC address");
+  if (!c.mac.empty() && !valid_mac(c.mac))
+    bad("mac '" + escape_controls(c.mac) + "' is not a MAC address");
   c.vf.mac = c.mac;
   c.mtu = integer(j, "mtu", 68, 65535);
 
@@ -136,8 +155,7 @@ NetConf NetConf::parse(const json& j) {
         (*ipam)["type"].get<std::string>().empty())
       bad("'ipam' needs a 'type'");
   }
-  c.state_dir = str(j, "stateDir");
-  if (c.state_dir.empty()) c.state_dir = "/var/lib/cni/railyard";
+  c.state_dir = policy_dir(j, "stateDir", policy.state_dir, policy);
   return c;
 }
 

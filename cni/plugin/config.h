@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 
+#include "cni/protocol/policy.h"
+
 namespace railyard::cni {
 
 struct VfSettings {  // applied on the PF over netlink, as sriov-cni does
@@ -26,7 +28,7 @@ struct NetConf {
   // "deviceFrom": "dra": the pod's ResourceClaims decide, through the files railyard-dra-driver
   // leaves in draDir (dra/handoff.h); each attachment takes the pod's next NIC, rail by rail.
   bool device_from_dra = false;
-  std::string dra_dir = "/var/lib/railyard/dra";
+  std::string dra_dir;  // the node policy's (cni/protocol/policy.h)
   VfSettings vf;
   std::string mac;  // the pod interface's MAC (runtimeConfig.mac, then mac)
   std::optional<int> mtu;
@@ -34,12 +36,13 @@ struct NetConf {
   bool sbr = true;
   int table_base = 100;
   int priority_base = 1000;
-  nlohmann::json ipam;   // null when the network has no IPAM (L2 only)
-  nlohmann::json rails;  // {"0": {ipam}, "mlx5_3": {ipam}, ...}: per-rail IPAM
-  std::string state_dir = "/var/lib/cni/railyard";
+  nlohmann::json ipam;    // null when the network has no IPAM (L2 only)
+  nlohmann::json rails;   // {"0": {ipam}, "mlx5_3": {ipam}, ...}: per-rail IPAM
+  std::string state_dir;  // the node policy's
 
-  // Throws CniError(kInvalidConfig) naming the field.
-  static NetConf parse(const nlohmann::json& config);
+  // Throws CniError(kInvalidConfig) naming the field. stateDir and draDir come from the node
+  // policy; a NAD naming another directory is refused.
+  static NetConf parse(const nlohmann::json& config, const NodePolicy& policy);
 };
 
 }  // namespace railyard::cni

@@ -52,6 +52,15 @@ Device resolve_device(const NetConf& conf) {
   return dev;
 }
 
+void require_allowed(const Device& dev, const NodePolicy& policy) {
+  if (dev.rail >= 0 || policy.netdev_allowed(dev.netdev)) return;
+  throw CniError(kInvalidConfig,
+                 "device " + (dev.pci.empty() ? "" : dev.pci + " ") + "(" + dev.netdev +
+                     ") is not a rail NIC of this node nor a VF of one, and the node policy does "
+                     "not list it in 'netdevs' " +
+                     policy.where() + ": a NAD may hand a pod only rail functions");
+}
+
 nlohmann::json ipam_for(const NetConf& conf, const Device& dev) {
   if (conf.rails.is_object()) {
     for (const std::string& key : {dev.rail_key, dev.pf_rdma, dev.pf_netdev})

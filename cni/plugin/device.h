@@ -23,6 +23,10 @@ struct Device {
 // Throws CniError(kInvalidConfig) when the device is not there or has no netdev.
 Device resolve_device(const NetConf& conf);
 
+// ADD hands only the node's rail functions (rail PFs and their VFs) to a pod, or a netdev the
+// node policy lists: a NAD must not reach the management NIC. Throws CniError(kInvalidConfig).
+void require_allowed(const Device& dev, const NodePolicy& policy);
+
 // The IPAM config for this device: rails[rail index], rails[PF RDMA name], rails[PF netdev],
 // else the network's ipam.
 nlohmann::json ipam_for(const NetConf& conf, const Device& dev);

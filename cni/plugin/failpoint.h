@@ -9,4 +9,9 @@ namespace railyard::cni {
 // Throws CniError(kInternal, "injected fault after <step>") when the variable names `step`.
 void failpoint(const char* step);
 
+// With RAILYARD_CNI_PAUSE=<step>:<fifo>, waits at `step` until the test that made the FIFO has
+// opened it and closed it again: a race between two commands, played in the order a test wants
+// and without sleeps. Unset, it costs one getenv.
+void pause_point(const char* step);
+
 }  // namespace railyard::cni

@@ -21,19 +21,25 @@ namespace {
 
 // The delegate's stderr is inherited: its logs land where the runtime collects ours.
 ProcessResult exec_plugin(const std::string& path, const std::string& command,
-                          const std::string& input) {
-  return run_process({path}, {{"CNI_COMMAND", command}}, input, Stderr::kInherit);
+                          const std::string& input, std::chrono::milliseconds limit) {
+  const std::string type = path.substr(path.rfind('/') + 1);
+  ProcessResult o = run_process({path}, {{"CNI_COMMAND", command}}, input, Stderr::kInherit, limit);
+  if (o.timed_out)
+    throw CniError(kTryAgainLater, "IPAM " + type + " " + command + " did not finish within " +
+                                       std::to_string(limit.count() / 1000) +
+                                       " s and was killed (the node policy's ipamTimeoutSeconds)");
+  return o;
 }
 
 }  // namespace
 
-nlohmann::json ipam_exec(const std::string& command, const Env& env,
-                         const nlohmann::json& netconf) {
+nlohmann::json ipam_exec(const std::string& command, const Env& env, const nlohmann::json& netconf,
+                         std::chrono::milliseconds limit) {
   const std::string type = netconf.at("ipam").at("type").get<std::string>();
   const std::string path = find_ipam_plugin(type, env.path);
   if (path.empty())
     throw CniError(kInvalidConfig, "IPAM plugin '" + type + "' not found in CNI_PATH");
-  const ProcessResult o = exec_plugin(path, command, netconf.dump());
+  const ProcessResult o = exec_plugin(path, command, netconf.dump(), limit);
   if (o.exit_code != 0) {
     auto err = nlohmann::json::parse(o.out, nullptr, false);
     if (err.is_object() && err.contains("msg"))
@@ -51,14 +57,16 @@ nlohmann::json ipam_exec(const std::string& command, const Env& env,
   return result;
 }
 
-nlohmann::json negotiate_ipam_version(const Env& env, nlohmann::json netconf) {
+nlohmann::json negotiate_ipam_version(const Env& env, nlohmann::json netconf,
+                                      std::chrono::milliseconds limit) {
   const std::string type = netconf.at("ipam").at("type").get<std::string>();
   const std::string path = find_ipam_plugin(type, env.path);
   if (path.empty())
     throw CniError(kInvalidConfig, "IPAM plugin '" + type + "' not found in CNI_PATH");
   const std::string ours = netconf.value("cniVersion", std::string(kLatestVersion));
   if (!at_least(ours, "1.1.0")) return netconf;
-  const ProcessResult o = exec_plugin(path, "VERSION", nlohmann::json{{"cniVersion", ours}}.dump());
+  const ProcessResult o =
+      exec_plugin(path, "VERSION", nlohmann::json{{"cniVersion", ours}}.dump(), limit);
   const auto v = nlohmann::json::parse(o.out, nullptr, false);
   if (o.exit_code != 0 || !v.is_object() || !v.contains("supportedVersions") ||
       !v["supportedVersions"].is_array())

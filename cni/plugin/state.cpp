@@ -1,6 +1,7 @@
 #include "cni/plugin/state.h"
 
 #include <fcntl.h>
+#include <spdlog/spdlog.h>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -36,7 +37,8 @@ json AttachmentState::to_json() const {
           {"vfOriginal", vf_original},
           {"ipam", ipam},
           {"result", result},
-          {"complete", complete}};
+          {"complete", complete},
+          {"bootID", boot_id}};
 }
 
 AttachmentState AttachmentState::from_json(const json& j) {
@@ -56,10 +58,18 @@ AttachmentState AttachmentState::from_json(const json& j) {
   s.rdma_device = j.value("rdmaDevice", "");
   s.vf_number = j.value("vfNumber", -1);
   s.vf_original = j.value("vfOriginal", json());
+  s.boot_id = j.value("bootID", "");
   s.ipam = j.value("ipam", json());
   s.result = j.value("result", json());
   s.complete = j.value("complete", false);
   return s;
+}
+
+std::string current_boot_id() {
+  std::ifstream in("/proc/sys/kernel/random/boot_id");
+  std::string id;
+  std::getline(in, id);
+  return id;
 }
 
 StateStore::StateStore(std::string dir) : dir_(std::move(dir)) {}
@@ -78,6 +88,20 @@ std::optional<AttachmentState> StateStore::load(const std::string& container_id,
   } catch (const std::exception& e) {
     throw CniError(kIoFailure,
                    "state file " + path(container_id, ifname) + " is corrupt: " + e.what());
+  }
+}
+
+std::optional<AttachmentState> StateStore::load_or_set_aside(const std::string& container_id,
+                                                             const std::string& ifname) const {
+  try {
+    return load(container_id, ifname);
+  } catch (const CniError& e) {
+    const std::string p = path(container_id, ifname);
+    if (::rename(p.c_str(), (p + ".corrupt").c_str()) != 0)
+      throw CniError(kIoFailure, std::string(e.what()) +
+                                     "; it cannot be set aside either: " + std::strerror(errno));
+    spdlog::warn("{}; set aside as {}.corrupt, going on as if there were no record", e.what(), p);
+    return std::nullopt;
   }
 }
 

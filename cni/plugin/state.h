@@ -25,16 +25,28 @@ struct AttachmentState {
   nlohmann::json ipam;         // the network config given to the IPAM plugin (null: none)
   nlohmann::json result;       // the result returned to the runtime (once ADD completed)
   bool complete = false;       // false while ADD is under way
+  // The kernel's boot the record was made in (/proc/sys/kernel/random/boot_id). After a reboot
+  // the pod's namespace and the VF's admin settings are gone, and the VF may serve another pod:
+  // DEL then releases only the IPAM lease and the record.
+  std::string boot_id;
 
   nlohmann::json to_json() const;
   static AttachmentState from_json(const nlohmann::json& j);
 };
 
+// This boot's id ("" when the kernel does not say).
+std::string current_boot_id();
+
 class StateStore {
  public:
   explicit StateStore(std::string dir);
+  // Throws CniError(kIoFailure) when the record is unreadable (empty, cut short, not ours).
   std::optional<AttachmentState> load(const std::string& container_id,
                                       const std::string& ifname) const;
+  // As load(), but an unreadable record is renamed aside (<name>.json.corrupt, kept for a
+  // person) with a warning and reported as absent: DEL must finish whatever the file holds.
+  std::optional<AttachmentState> load_or_set_aside(const std::string& container_id,
+                                                   const std::string& ifname) const;
   // Atomic always (written aside, renamed over). kDurable also fsyncs the file and the
   // directory: the first record of an ADD, written before anything is touched, which DEL needs
   // after any crash. Later updates name what a process crash must undo (page cache survives

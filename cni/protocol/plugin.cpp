@@ -83,7 +83,7 @@ int plugin_main(const std::string& name, const Handlers& handlers, std::istream&
   std::string stdin_text;
   // spdlog's default logger writes to stdout, which carries the result: replace it before
   // anything can log.
-  setup_logging(json::object(), name);
+  setup_stderr_logging(name);
   try {
     const Env env = parse_env(getenv);
     stdin_text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
@@ -94,8 +94,9 @@ int plugin_main(const std::string& name, const Handlers& handlers, std::istream&
           << "\n";
       return 0;
     }
-    const Request req = parse_request(env, stdin_text, config);
-    setup_logging(req.config, name);
+    Request req = parse_request(env, stdin_text, config);
+    req.policy = NodePolicy::load(getenv);
+    setup_logging(req.config, name, req.policy, env.command != Command::kDel);
     spdlog::debug("{} {} container={} netns={} ifname={}", name, to_string(env.command),
                   env.container_id, env.netns, env.ifname);
     switch (env.command) {

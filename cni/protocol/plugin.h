@@ -10,6 +10,7 @@
 #include <string>
 
 #include "cni/protocol/env.h"
+#include "cni/protocol/policy.h"
 #include "cni/protocol/result.h"
 
 namespace railyard::cni {
@@ -19,6 +20,7 @@ struct Request {
   nlohmann::json config;  // the plugin's network configuration from stdin
   std::string version;    // its cniVersion
   std::optional<Result> prev_result;
+  NodePolicy policy;  // the node's, never the NAD's (policy.h)
 };
 
 struct Handlers {

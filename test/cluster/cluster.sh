@@ -245,7 +245,7 @@ up() {
   containerd_config
   cni_config
   start_process containerd env RAILYARD_SYSFS_ROOT="$SYSFS_ROOT" RAILYARD_RAILS_FILE="$RAILS_FILE" \
-    "$BIN/containerd" --config "$W/containerd/config.toml"
+    RAILYARD_CNI_POLICY="$CNI_POLICY" "$BIN/containerd" --config "$W/containerd/config.toml"
   wait_for containerd 30 "$BIN/ctr" --address "$CONTAINERD_SOCK" version
   "$here/images.sh" import
   step "kubelet"

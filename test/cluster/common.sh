@@ -10,6 +10,8 @@ CNI_BIN=$W/cni/bin
 CNI_CONF=$W/cni/net.d
 SYSFS_ROOT=$W/node/root
 RAILS_FILE=$W/node/rails.json
+# The CNI node policy the DaemonSet installs (overlays map its /etc/railyard here).
+CNI_POLICY=$W/etc-railyard/cni-policy.json
 NODE_NAME=railyard-node
 POD_BRIDGE=rycni0
 POD_CIDR=10.244.0.0/24

@@ -1,5 +1,6 @@
 // libFuzzer target for everything railyard's CNI plugins parse from outside: the network config
-// (railyard-cni, railyard-sbr), prevResult, the CNI_* environment, and the rails file. The first
+// (railyard-cni, railyard-sbr), prevResult, the CNI_* environment, the rails file and the node
+// policy. The first
 // byte picks the parser; the rest is its input. A parser may reject input only with its own
 // error type; anything else (a crash, another exception, a sanitizer report) is a finding.
 #include <cstddef>
@@ -21,10 +22,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const std::string input(reinterpret_cast<const char*>(data) + 1, size - 1);
   try {
-    switch (data[0] % 5) {
+    switch (data[0] % 6) {
       case 0: {
         auto j = nlohmann::json::parse(input, nullptr, false);
-        if (!j.is_discarded()) cni::NetConf::parse(j);
+        if (!j.is_discarded()) cni::NetConf::parse(j, cni::NodePolicy{});
         break;
       }
       case 1: {
@@ -58,6 +59,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (!j.is_discarded()) sbr::PluginConfig::parse(j);
         break;
       }
+      case 5:
+        cni::NodePolicy::parse(input, "fuzz");
+        break;
     }
   } catch (const cni::CniError&) {
   } catch (const topology::RailsError&) {

@@ -16,7 +16,8 @@ RunResult libcni(const CniRig& rig, const std::string& command, const TestNetns&
        "pod-" + pod.name(), "net" + std::to_string(rail + 1),
        std::string(RAILYARD_BIN_DIR) + ":/usr/lib/cni", (rig.dir.path() / "libcni-cache").string()},
       {{"RAILYARD_SYSFS_ROOT", (rig.dir.path() / "root").string()},
-       {"RAILYARD_RAILS_FILE", (rig.dir.path() / "rails.json").string()}});
+       {"RAILYARD_RAILS_FILE", (rig.dir.path() / "rails.json").string()},
+       {"RAILYARD_CNI_POLICY", rig.policy_file()}});
 }
 
 }  // namespace

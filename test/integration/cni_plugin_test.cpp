@@ -1,6 +1,7 @@
 // railyard-cni driven exactly as a runtime drives it (env + stdin, CNI_PATH with Debian's
 // host-local and static IPAM), on a simulated node: 8 rails in and out of a pod, traffic, CHECK,
 // faults at each step, crashes, storms, and bad input.
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -190,6 +191,89 @@ TEST_CASE("DEL is idempotent and best effort", "[cni][netns]") {
     TestNetns pod("pod");
     CHECK(rig.cni("DEL", pod, "net5", rig.config(1)).exit_code == 0);
   }
+  SECTION("with an empty or corrupt record: DEL succeeds and keeps the file aside for a person") {
+    TestNetns pod("pod");
+    fs::create_directories(rig.state_dir());
+    for (const std::string text : {"", "{\"containerID\": 5"}) {
+      const fs::path rec = fs::path(rig.state_dir()) / "ctr1_net1.json";
+      std::ofstream(rec) << text;
+      auto r = rig.cni("DEL", pod, "net1", rig.config(0));
+      INFO(r.out << r.err);
+      CHECK(r.exit_code == 0);
+      CHECK_THAT(r.err, Catch::Contains("is corrupt"));
+      CHECK_FALSE(fs::exists(rec));
+      CHECK(fs::exists(rec.string() + ".corrupt"));
+    }
+    CHECK(rig.node_links() == node_before);
+  }
+  SECTION("a record from an earlier boot: its lease released, the device left to this boot") {
+    TestNetns pod("pod");
+    REQUIRE(rig.cni("ADD", pod, "net1", rig.config(0)).exit_code == 0);
+    const fs::path rec = fs::path(rig.state_dir()) / "ctr1_net1.json";
+    json j = json::parse(std::ifstream(rec));
+    CHECK(j.value("bootID", "").size() == 36);  // the kernel's UUID
+    j["bootID"] = "00000000-0000-0000-0000-000000000000";
+    std::ofstream(rec) << j.dump();
+    const std::string in_pod = pod.ip("-o link show dev net1");
+    auto r = rig.cni("DEL", pod, "net1", rig.config(0));
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(ipam_allocations(rig) == 0);
+    CHECK(files_in(rig.state_dir()) == 0);
+    CHECK(pod.ip("-o link show dev net1") == in_pod);  // not this boot's to move
+  }
+}
+
+TEST_CASE("a stale DEL that waited for the lock leaves the next pod's VF alone", "[cni][netns]") {
+  CniRig rig(1);
+  TestNetns pod_a("poda"), pod_b("podb");
+  REQUIRE(rig.cni("ADD", pod_a, "net1", rig.config(0), "ctrA").exit_code == 0);
+  // The runtime's DEL of pod A, sent twice: the second one has read A's record and waits for the
+  // device's lock (RAILYARD_CNI_PAUSE holds it there until the FIFO is opened and closed).
+  const fs::path fifo = rig.dir.path() / "pause";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  RunResult stale;
+  std::thread second([&] {
+    stale = rig.cni_at("DEL", pod_a.path(), "net1", rig.config(0), "ctrA", "/usr/lib/cni",
+                       {{"RAILYARD_CNI_PAUSE", "del-before-lock:" + fifo.string()}});
+  });
+  const int release = ::open(fifo.c_str(), O_WRONLY | O_CLOEXEC);  // the stale DEL is waiting
+  REQUIRE(release >= 0);
+  REQUIRE(rig.cni("DEL", pod_a, "net1", rig.config(0), "ctrA").exit_code == 0);
+  REQUIRE(rig.cni("ADD", pod_b, "net1", rig.config(0), "ctrB").exit_code == 0);
+  const std::string b_before = CniRig::snapshot(pod_b);
+  ::close(release);
+  second.join();
+  INFO(stale.out << stale.err);
+  CHECK(stale.exit_code == 0);
+  CHECK_THAT(stale.err, Catch::Contains("released meanwhile by another DEL"));
+  CHECK(CniRig::snapshot(pod_b) == b_before);
+  CHECK(files_in(rig.state_dir()) == 1);  // pod B's record
+  CHECK(ipam_allocations(rig) == 1);      // and its lease
+  CHECK(rig.cni("DEL", pod_b, "net1", rig.config(0), "ctrB").exit_code == 0);
+}
+
+TEST_CASE("an IPAM plugin that hangs: ADD gives up after the policy's limit, all rolled back",
+          "[cni][netns]") {
+  CniRig rig(1);
+  TestNetns pod("pod");
+  rig.write_policy({{"ipamTimeoutSeconds", 1}});
+  const fs::path bin = rig.dir.path() / "cni-bin";
+  fs::create_directories(bin);
+  std::ofstream(bin / "hang") << "#!/bin/sh\nexec sleep 600\n";
+  fs::permissions(bin / "hang", fs::perms::owner_all);
+  json cfg = rig.config(0);
+  cfg["rails"]["0"] = {{"type", "hang"}};
+  const std::string node_before = rig.node_links(), pod_before = CniRig::snapshot(pod);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = rig.cni("ADD", pod, "net1", cfg, "ctr1", bin.string());
+  INFO(r.out << r.err);
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10));
+  CHECK(code_of(r) == 11);
+  CHECK_THAT(r.out, Catch::Contains("IPAM hang ADD did not finish within 1 s and was killed"));
+  CHECK(rig.node_links() == node_before);
+  CHECK(CniRig::snapshot(pod) == pod_before);
+  CHECK(files_in(rig.state_dir()) == 0);
 }
 
 TEST_CASE("a failure at each ADD step leaves the node and the pod as they were", "[cni][netns]") {
@@ -411,7 +495,8 @@ TEST_CASE("bad input: the right code and message, nothing touched", "[cni][netns
         {"CNI_IFNAME", "net1"},
         {"CNI_PATH", "/usr/lib/cni"},
         {"RAILYARD_SYSFS_ROOT", (rig.dir.path() / "root").string()},
-        {"RAILYARD_RAILS_FILE", (rig.dir.path() / "rails.json").string()}};
+        {"RAILYARD_RAILS_FILE", (rig.dir.path() / "rails.json").string()},
+        {"RAILYARD_CNI_POLICY", rig.policy_file()}};
     for (auto& [k, v] : env) {
       if (v == "<unset>")
         base.erase(k);
@@ -455,12 +540,96 @@ TEST_CASE("bad input: the right code and message, nothing touched", "[cni][netns
   CHECK(files_in(rig.state_dir()) == 0);
 }
 
+TEST_CASE("a NAD cannot reach past the node policy: log file, directories, host interfaces",
+          "[cni][netns]") {
+  CniRig rig(1);
+  TestNetns pod("pod");
+  // The node's management NIC, which no NAD may hand to a pod.
+  rig.node.ip("link add mgmt0 type veth peer name mgmt0p");
+  const std::string node_before = rig.node_links(), pod_before = CniRig::snapshot(pod);
+  auto refused = [&](const json& cfg, const std::string& part) {
+    const auto r = rig.cni("ADD", pod, "net1", cfg);
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 1);
+    CHECK(code_of(r) == 7);
+    CHECK_THAT(r.out, Catch::Contains(part));
+  };
+  const fs::path elsewhere = rig.dir.path() / "elsewhere";
+  json cfg = rig.config(0);
+  cfg["logFile"] = (elsewhere / "sub" / "authorized_keys").string();
+  refused(cfg, "is not a file inside the node's log directory");
+  cfg["logFile"] = rig.log_dir() + "/../elsewhere/x.log";
+  refused(cfg, "holds '..'");
+  fs::create_directories(rig.log_dir());
+  fs::create_directory_symlink(elsewhere, fs::path(rig.log_dir()) / "link");
+  cfg["logFile"] = rig.log_dir() + "/link/x.log";
+  refused(cfg, "passes through a symbolic link");
+  CHECK_FALSE(fs::exists(elsewhere));  // nothing created outside the log directory
+
+  cfg = rig.config(0);
+  cfg["stateDir"] = (elsewhere / "state").string();
+  refused(cfg, "'stateDir' '" + (elsewhere / "state").string() + "' is not the node's");
+  cfg = rig.config(0);
+  cfg.erase("deviceID");
+  cfg["deviceFrom"] = "dra";
+  cfg["draDir"] = (elsewhere / "dra").string();
+  refused(cfg, "'draDir'");
+  cfg = rig.config(0);
+  cfg.erase("deviceID");
+  cfg["device"] = "mgmt0";
+  refused(cfg, "(mgmt0) is not a rail NIC of this node nor a VF of one");
+  CHECK_FALSE(fs::exists(elsewhere));
+
+  // A newline in a NAD's value never starts a log line of its own, in the log file the policy
+  // allows.
+  cfg = rig.config(0);
+  cfg["logFile"] = rig.log_dir() + "/railyard-cni.log";
+  cfg["mac"] = "zz\nssh-ed25519 AAAA attacker";
+  refused(cfg, "is not a MAC address");
+  std::ifstream log(rig.log_dir() + "/railyard-cni.log");
+  std::string line;
+  int lines = 0;
+  while (std::getline(log, line)) {
+    ++lines;
+    INFO(line);
+    CHECK(line.rfind("20", 0) == 0);  // every line starts with its time stamp
+    CHECK(line.find("zz\\nssh-ed25519") != std::string::npos);
+  }
+  CHECK(lines == 1);
+
+  CHECK(rig.node_links() == node_before);
+  CHECK(CniRig::snapshot(pod) == pod_before);
+  CHECK(files_in(rig.state_dir()) == 0);
+}
+
+TEST_CASE("the node policy file: read as the node wrote it, a bad one refuses every command",
+          "[cni][netns]") {
+  CniRig rig(1);
+  TestNetns pod("pod");
+  rig.write_policy({{"netdevs", {"eth0/x"}}});
+  auto r = rig.cni("ADD", pod, "net1", rig.config(0));
+  CHECK(code_of(r) == 7);
+  CHECK_THAT(r.out, Catch::Contains("'netdevs' holds something that is not an interface name"));
+  rig.write_policy({{"stateDir", "relative"}});
+  r = rig.cni("DEL", pod, "net1", rig.config(0));
+  CHECK(code_of(r) == 7);
+  CHECK_THAT(r.out, Catch::Contains("'stateDir' must be an absolute directory path"));
+  std::ofstream(rig.policy_file()) << "{\"stateDir\": ";
+  r = rig.cni("ADD", pod, "net1", rig.config(0));
+  CHECK_THAT(r.out, Catch::Contains("is not valid JSON"));
+  // A named policy that is not there is an error, not the defaults.
+  fs::remove(rig.policy_file());
+  r = rig.cni("ADD", pod, "net1", rig.config(0));
+  CHECK_THAT(r.out, Catch::Contains("(RAILYARD_CNI_POLICY) cannot be read"));
+  CHECK(files_in(rig.state_dir()) == 0);
+}
+
 TEST_CASE("deviceFrom dra: the pod's claimed NICs, rail by rail, and their networkData",
           "[cni][netns]") {
   CniRig rig(2);
   TestNetns pod("pod");
   const std::string node_before = rig.node_links();
-  const fs::path dra = rig.dir.path() / "dra";
+  const fs::path dra = rig.dra_dir();
   // As railyard-dra-driver leaves them at NodePrepareResources; rail 1 listed first.
   railyard::dra::write_pod_claim(dra, "pod-uid-1", "claim-uid-1",
                                  {{"claim-uid-1", "ml/rails", "vf-b", rig.vf_pci[1], 1},
@@ -468,7 +637,6 @@ TEST_CASE("deviceFrom dra: the pod's claimed NICs, rail by rail, and their netwo
   json cfg = rig.config(0, "1.1.0");  // 1.1 results name the PCI device (pciID)
   cfg.erase("deviceID");
   cfg["deviceFrom"] = "dra";
-  cfg["draDir"] = dra.string();
   const std::map<std::string, std::string> args = {
       {"CNI_ARGS",
        "IgnoreUnknown=1;K8S_POD_NAMESPACE=ml;K8S_POD_NAME=train-0;K8S_POD_UID=pod-uid-1"}};

@@ -25,11 +25,12 @@ assert conf["type"] == "railyard-cni"
 for k in ("vlan", "spoofchk", "trust", "link_state"):
     conf.pop(k)
 conf["deviceID"] = "0000:14:00.2"  # what Multus injects
-conf["stateDir"] = sys.argv[2] + "/state"
 conf["ipam"]["dataDir"] = sys.argv[2] + "/ipam"
 print(json.dumps(conf))
 PY
 )
+echo '{"stateDir": "'"$work"'/state"}' >"$work/cni-policy.json"
+export RAILYARD_CNI_POLICY="$work/cni-policy.json"
 export RAILYARD_SYSFS_ROOT="$work/root" RAILYARD_RAILS_FILE="$work/rails.json" CNI_CONTAINERID=nad
 export CNI_NETNS="/var/run/netns/$pod" CNI_IFNAME=net1 CNI_PATH=/usr/lib/cni
 echo "$config" | CNI_COMMAND=ADD ip netns exec "$node" "$bin" | grep -q '"address":"10.10.0.2/24"'

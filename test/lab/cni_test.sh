@@ -22,8 +22,10 @@ pci=\$(basename \"\$(readlink -f /sys/class/net/eth1/device)\")
 mac=\$(cat /sys/class/net/eth1/address)
 before=\$(ip -d -j link show dev eth1 | python3 -c 'import json,sys; l=json.load(sys.stdin)[0]; print(l[\"ifname\"], l[\"mtu\"], l[\"address\"], l[\"operstate\"], sorted(l[\"flags\"]))')
 conf='{\"cniVersion\": \"1.1.0\", \"name\": \"rail1\", \"type\": \"railyard-cni\", \"deviceID\": \"'\$pci'\",
-  \"stateDir\": \"/tmp/cni-state\", \"ipam\": {\"type\": \"host-local\", \"dataDir\": \"/tmp/cni-ipam\",
+  \"ipam\": {\"type\": \"host-local\", \"dataDir\": \"/tmp/cni-ipam\",
   \"ranges\": [[{\"subnet\": \"10.101.0.0/24\", \"rangeStart\": \"10.101.0.10\", \"rangeEnd\": \"10.101.0.20\"}]]}}'
+echo '{\"stateDir\": \"/tmp/cni-state\"}' >/tmp/cni-policy.json
+export RAILYARD_CNI_POLICY=/tmp/cni-policy.json
 cni() { echo \"\$conf\" | CNI_COMMAND=\$1 CNI_CONTAINERID=\$2 CNI_NETNS=/var/run/netns/pod CNI_IFNAME=net1 \
   CNI_PATH=/usr/lib/cni $bin/railyard-cni; }
 back_as_itself() {

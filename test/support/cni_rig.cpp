@@ -1,5 +1,6 @@
 #include "test/support/cni_rig.h"
 
+#include <filesystem>
 #include <fstream>
 
 #include "test/fixturegen/fixture.h"
@@ -27,6 +28,8 @@ CniRig::CniRig(int rails, bool macvlan_vf) {
   }
   fixture::generate(json{{"host_bridges", hbs}}, dir.path() / "root");
   std::ofstream(dir.path() / "rails.json") << "{}\n";
+  std::filesystem::create_directories(log_dir());
+  write_policy(json::object());
   const topology::Node topo =
       topology::discover(topology::Sysfs(dir.path() / "root"), topology::RailsConfig{});
   for (int k = 0; k < rails; ++k)
@@ -68,9 +71,17 @@ json CniRig::config(int k, const std::string& version) const {
                     {"rangeEnd", "10.10." + n + ".20"},
                     {"gateway", "10.10." + n + ".1"}}}}}};
   }
-  return {{"cniVersion", version},   {"name", "rails"},
-          {"type", "railyard-cni"},  {"deviceID", vf_pci.at(static_cast<size_t>(k))},
-          {"stateDir", state_dir()}, {"rails", rails}};
+  return {{"cniVersion", version},
+          {"name", "rails"},
+          {"type", "railyard-cni"},
+          {"deviceID", vf_pci.at(static_cast<size_t>(k))},
+          {"rails", rails}};
+}
+
+void CniRig::write_policy(json extra) const {
+  json p = {{"stateDir", state_dir()}, {"draDir", dra_dir()}, {"logDir", log_dir()}};
+  p.update(extra);
+  std::ofstream(policy_file()) << p.dump() << "\n";
 }
 
 RunResult CniRig::cni(const std::string& command, const TestNetns& pod, const std::string& ifname,
@@ -90,7 +101,8 @@ RunResult CniRig::cni_at(const std::string& command, const std::string& netns_pa
       {"CNI_IFNAME", ifname},
       {"CNI_PATH", cni_path},
       {"RAILYARD_SYSFS_ROOT", (dir.path() / "root").string()},
-      {"RAILYARD_RAILS_FILE", (dir.path() / "rails.json").string()}};
+      {"RAILYARD_RAILS_FILE", (dir.path() / "rails.json").string()},
+      {"RAILYARD_CNI_POLICY", policy_file()}};
   env.insert(extra_env.begin(), extra_env.end());
   return run({"ip", "netns", "exec", node.name(), RAILYARD_BIN_DIR "/railyard-cni"}, env,
              config.dump());

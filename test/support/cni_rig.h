@@ -22,13 +22,19 @@ class CniRig {
   // `macvlan_vf`: rail 0's VF is a macvlan on rypf0 (so an MTU above the parent's is refused).
   explicit CniRig(int rails, bool macvlan_vf = false);
 
-  TempDir dir;  // sysfs fixture, rails file, state, host-local data
+  TempDir dir;  // sysfs fixture, rails file, node policy, state, logs, host-local data
   TestNetns node{"node"};
   std::vector<std::unique_ptr<TestNetns>> peers;
   std::vector<std::string> vf_pci;  // rail k's VF PCI address
 
   std::string state_dir() const { return (dir.path() / "state").string(); }
   std::string ipam_dir() const { return (dir.path() / "ipam").string(); }
+  std::string dra_dir() const { return (dir.path() / "dra").string(); }
+  std::string log_dir() const { return (dir.path() / "log").string(); }
+  // The node policy the plugin runs under (RAILYARD_CNI_POLICY): the rig's state, DRA and log
+  // directories, with `extra`'s keys over them.
+  std::string policy_file() const { return (dir.path() / "cni-policy.json").string(); }
+  void write_policy(nlohmann::json extra) const;
   // The NAD-like config for rail k, Multus-style (deviceID of the VF), host-local IPAM per rail
   // from one `rails` map.
   nlohmann::json config(int k, const std::string& version = "1.0.0") const;
