@@ -2,7 +2,9 @@
 
 #include <curl/curl.h>
 
+#include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cstdlib>
 #include <fstream>
 #include <mutex>
@@ -24,6 +26,24 @@ std::string read_file(const std::string& path) {
   std::string s = ss.str();
   while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
   return s;
+}
+
+// "Retry-After: 7" (seconds; the HTTP-date form is left unread): how long the server asks us to
+// wait, for the driver's backoff.
+size_t read_retry_after(char* data, size_t size, size_t n, void* out) {
+  const std::string_view line(data, size * n);
+  constexpr std::string_view kName = "retry-after:";
+  if (line.size() > kName.size() &&
+      std::equal(kName.begin(), kName.end(), line.begin(),
+                 [](char a, char b) { return a == std::tolower(static_cast<unsigned char>(b)); })) {
+    std::string_view v = line.substr(kName.size());
+    while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
+    long secs = 0;
+    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), secs);
+    if (ec == std::errc() && end != v.data() && secs >= 0)
+      *static_cast<std::optional<long>*>(out) = secs;
+  }
+  return size * n;
 }
 
 size_t append_body(char* data, size_t size, size_t n, void* out) {
@@ -93,7 +113,19 @@ std::string ApiResponse::message() const {
 
 ApiError::ApiError(std::string_view method, std::string_view path, const ApiResponse& r)
     : std::runtime_error(std::string(method) + " " + std::string(path) + ": " + r.message()),
-      status_(r.status) {}
+      status_(r.status),
+      retry_after_s_(r.retry_after_s) {}
+
+std::chrono::milliseconds Backoff::after_failure(std::optional<long> retry_after_s) {
+  auto wait = interval_;
+  for (int i = 0; i < failures_ && wait < cap_; ++i) wait *= 2;
+  ++failures_;
+  wait = std::min(wait, cap_);
+  if (retry_after_s && *retry_after_s > 0)
+    wait = std::max(wait, std::min<std::chrono::milliseconds>(std::chrono::seconds(*retry_after_s),
+                                                              std::chrono::minutes(5)));
+  return wait;
+}
 
 struct ApiClient::Impl {
   CURL* curl = nullptr;
@@ -149,6 +181,8 @@ ApiResponse ApiClient::request(std::string_view method, const std::string& path,
   }
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, append_body);
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &r.body);
+  curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, read_retry_after);
+  curl_easy_setopt(c, CURLOPT_HEADERDATA, &r.retry_after_s);
   const CURLcode rc = curl_easy_perform(c);
   curl_slist_free_all(headers);
   if (rc != CURLE_OK) {

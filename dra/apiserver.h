@@ -4,8 +4,10 @@
 // the server, token and CA themselves.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -25,6 +27,8 @@ ApiConfig in_cluster_config(const ApiConfig& override = {});
 struct ApiResponse {
   long status = 0;  // HTTP status; 0 when no response came (connection, TLS)
   std::string body;
+  // The server's Retry-After in seconds (429, 503), when it sent one as a number.
+  std::optional<long> retry_after_s;
   nlohmann::json json() const;  // the body parsed; null when it is not JSON
   // "HTTP 403 Forbidden: resourceslices.resource.k8s.io is forbidden: ..." from a Status
   // object, or the transport's error.
@@ -37,9 +41,26 @@ class ApiError : public std::runtime_error {
  public:
   ApiError(std::string_view method, std::string_view path, const ApiResponse& r);
   long status() const { return status_; }
+  std::optional<long> retry_after_s() const { return retry_after_s_; }
 
  private:
   long status_;
+  std::optional<long> retry_after_s_;
+};
+
+// How long to wait before the next try after failures: the interval doubled per failure in a
+// row up to a cap, and never less than what the API server asked for with Retry-After (itself
+// capped: a server's answer must not park the driver for a day). A success starts over.
+class Backoff {
+ public:
+  Backoff(std::chrono::milliseconds interval, std::chrono::milliseconds cap)
+      : interval_(interval), cap_(cap) {}
+  std::chrono::milliseconds after_failure(std::optional<long> retry_after_s = std::nullopt);
+  void succeeded() { failures_ = 0; }
+
+ private:
+  std::chrono::milliseconds interval_, cap_;
+  int failures_ = 0;
 };
 
 class ApiClient {

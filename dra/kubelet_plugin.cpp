@@ -10,6 +10,8 @@
 #include <sstream>
 
 #include "common/atomic_file.h"
+#include "common/k8s_names.h"
+#include "common/log_escape.h"
 #include "dra/api/dra.grpc.pb.h"
 #include "dra/api/pluginregistration.grpc.pb.h"
 
@@ -131,6 +133,12 @@ size_t KubeletPlugin::load_state() {
       std::stringstream ss;
       ss << in.rdbuf();
       auto c = PreparedClaim::from_json(json::parse(ss.str()));
+      if (!is_uid(c.uid))
+        throw std::runtime_error("its uid '" + escape_controls(c.uid) + "' is not one");
+      // The records live on disk, the CDI directory on tmpfs: after a reboot the runtime would be
+      // handed CDI names whose specs are gone. Each spec is written again from its record.
+      if (!c.cdi_spec.empty())
+        write_file_atomically(cdi_file(c.uid), c.cdi_spec.dump(2) + "\n", 0644);
       claims_[c.uid] = std::move(c);
     } catch (const std::exception& ex) {
       spdlog::error("state {}: {}; left as it is", e.path().string(), ex.what());
@@ -165,21 +173,49 @@ std::map<std::string, std::string> KubeletPlugin::unprepare(const std::vector<Cl
   return out;
 }
 
+namespace {
+
+// Why the kubelet's reference to a claim cannot be used, or "".
+std::string check_ref(const ClaimRef& ref) {
+  if (!is_uid(ref.uid)) return "the claim's uid '" + escape_controls(ref.uid) + "' is not a UID";
+  if (!is_dns1123_label(ref.ns))
+    return "the claim's namespace '" + escape_controls(ref.ns) + "' is not a namespace name";
+  if (!is_dns1123_subdomain(ref.name))
+    return "the claim's name '" + escape_controls(ref.name) + "' is not an object name";
+  return "";
+}
+
+}  // namespace
+
 PrepareResult KubeletPlugin::prepare_one(const ClaimRef& ref) {
+  // The UID becomes file names, the namespace and name an API path: checked before either.
+  if (const std::string bad = check_ref(ref); !bad.empty()) {
+    spdlog::warn("prepare: {}", bad);
+    return {{}, bad};
+  }
   const std::string what = "claim " + ref.ns + "/" + ref.name + " (" + ref.uid + ")";
-  std::lock_guard lk(mu_);
-  if (auto it = claims_.find(ref.uid); it != claims_.end()) {
-    spdlog::info("prepare {}: prepared already, {} devices", what, it->second.devices.size());
-    return {it->second.devices, ""};
+  {
+    std::lock_guard lk(mu_);
+    if (auto it = claims_.find(ref.uid); it != claims_.end()) {
+      spdlog::info("prepare {}: prepared already, {} devices", what, it->second.devices.size());
+      return {it->second.devices, ""};
+    }
   }
   try {
-    if (!node_) throw PrepareError("the node's devices have not been read yet");
+    // Read without the lock: the API server may take its time, and Unprepare, the node's
+    // updates and other claims must not wait for it.
     json claim;
     try {
       claim = get_claim_(ref.ns, ref.name);
     } catch (const std::exception& e) {
       throw PrepareError(std::string("cannot read the claim: ") + e.what());
     }
+    std::lock_guard lk(mu_);
+    if (auto it = claims_.find(ref.uid); it != claims_.end()) {  // prepared meanwhile
+      spdlog::info("prepare {}: prepared already, {} devices", what, it->second.devices.size());
+      return {it->second.devices, ""};
+    }
+    if (!node_) throw PrepareError("the node's devices have not been read yet");
     PreparedClaim c = prepare_claim(claim, ref.uid, *node_, devices_, options_.prepare);
     std::set<std::string> mine;
     for (const auto& d : c.devices) mine.insert(d.name);
@@ -224,6 +260,10 @@ PrepareResult KubeletPlugin::prepare_one(const ClaimRef& ref) {
 }
 
 std::string KubeletPlugin::unprepare_one(const ClaimRef& ref) {
+  if (!is_uid(ref.uid)) {  // no claim of ours has such a UID; its files could be anywhere
+    spdlog::warn("unprepare: the claim's uid '{}' is not a UID", ref.uid);
+    return "the claim's uid '" + escape_controls(ref.uid) + "' is not a UID";
+  }
   const std::string what = "claim " + ref.ns + "/" + ref.name + " (" + ref.uid + ")";
   std::lock_guard lk(mu_);
   const auto it = claims_.find(ref.uid);

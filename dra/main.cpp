@@ -19,6 +19,7 @@
 #include <memory>
 #include <mutex>
 
+#include "common/log_escape.h"
 #include "dra/apiserver.h"
 #include "dra/health.h"
 #include "dra/kubelet_plugin.h"
@@ -169,8 +170,11 @@ int run_publish(const Source& src, dra::SliceOptions options, const PublishOptio
   std::string last_error, last_diagnostics;
   std::map<std::string, std::string> unhealthy;
   auto last_sync = std::chrono::steady_clock::now();
+  // After an error the next try waits longer, up to a minute, or what the API server asked.
+  dra::Backoff backoff(std::chrono::milliseconds(po.interval_ms), std::chrono::minutes(1));
   int rc = 0;
   for (;;) {
+    auto wait = std::chrono::milliseconds(po.interval_ms);
     try {
       if (!pub.connected()) {
         pub.connect();
@@ -225,15 +229,19 @@ int run_publish(const Source& src, dra::SliceOptions options, const PublishOptio
                        network_reports);
       }
       last_error.clear();
+      backoff.succeeded();
     } catch (const std::exception& e) {
+      const auto* api_error = dynamic_cast<const dra::ApiError*>(&e);
+      wait = backoff.after_failure(api_error ? api_error->retry_after_s() : std::nullopt);
       // Once per distinct error, so that an API server down for minutes is one line.
-      if (e.what() != last_error) spdlog::error("{}", e.what());
+      if (e.what() != last_error)
+        spdlog::error("{} (trying again in {} ms, longer while it lasts)", e.what(), wait.count());
       last_error = e.what();
       if (po.once) return 1;
     }
     if (po.once) break;
     pollfd p{sfd, POLLIN, 0};
-    if (poll(&p, 1, po.interval_ms) > 0) {
+    if (poll(&p, 1, static_cast<int>(wait.count())) > 0) {
       signalfd_siginfo si{};
       if (read(sfd, &si, sizeof si) == sizeof si)
         spdlog::info("signal {}: stopping", strsignal(static_cast<int>(si.ssi_signo)));
@@ -322,6 +330,7 @@ int main(int argc, char** argv) {
   opt.unhealthy = keep_unhealthy ? dra::Unhealthy::kMark : dra::Unhealthy::kDrop;
   if (*slices) return run_slices(src, opt);
   spdlog::set_default_logger(spdlog::stderr_color_mt("railyard-dra-driver"));
+  railyard::escape_default_log_messages();  // peers' and the API server's text, escaped
   spdlog::set_level(spdlog::level::from_str(log_level == "warning" ? "warn" : log_level));
   if (*publish) return run_publish(src, opt, po);
   if (*run) {

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "common/k8s_names.h"
 #include "dra/slices.h"
 
 namespace railyard::dra {
@@ -39,10 +40,19 @@ std::vector<json> Publisher::list_pool() {
   return out;
 }
 
+std::string Publisher::read_node_uid() {
+  const auto n = api_.call("GET", "/api/v1/nodes/" + url_escape(node_));
+  std::string uid;
+  if (n.is_object() && n.contains("metadata") && n["metadata"].is_object() &&
+      n["metadata"].contains("uid") && n["metadata"]["uid"].is_string())
+    uid = n["metadata"]["uid"].get<std::string>();
+  if (!is_uid(uid))
+    throw std::runtime_error("Node " + node_ + " has no uid the API server could give");
+  return uid;
+}
+
 void Publisher::connect() {
-  auto n = api_.call("GET", "/api/v1/nodes/" + url_escape(node_));
-  node_uid_ = n["metadata"].value("uid", "");
-  if (node_uid_.empty()) throw std::runtime_error("Node " + node_ + " has no uid");
+  node_uid_ = read_node_uid();
   for (const auto& s : list_pool())
     generation_ = std::max<int64_t>(generation_, s["spec"]["pool"].value("generation", 0));
 }
@@ -93,6 +103,10 @@ void Publisher::publish(const std::vector<json>& slices) {
 }
 
 bool Publisher::in_sync() {
+  if (const std::string uid = read_node_uid(); uid != node_uid_) {
+    node_uid_ = uid;
+    return false;
+  }
   std::map<std::string, json> now;
   for (auto& s : list_pool()) {
     const std::string name = s["metadata"].value("name", "");

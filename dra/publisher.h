@@ -35,13 +35,18 @@ class Publisher {
   // once), then the pool's other slices deleted. Throws ApiError; a later call starts over.
   void publish(const std::vector<nlohmann::json>& slices);
   // Whether the API server still holds the pool as last published: the same slice names, each at
-  // the generation published (a slice deleted or changed by someone else is not). Throws ApiError.
+  // the generation published (a slice deleted or changed by someone else is not), and the Node
+  // the same object (a Node deleted and registered again has a new uid: the garbage collector
+  // deletes slices owned by the old one, so they are published again owned by the new). Throws
+  // ApiError.
   bool in_sync();
+  const std::string& node_uid() const { return node_uid_; }
   // Deletes every slice of the pool (a driver leaving the node). Returns how many.
   size_t remove_all();
 
  private:
   std::vector<nlohmann::json> list_pool();
+  std::string read_node_uid();
   ApiClient& api_;
   std::string node_;
   std::string node_uid_;

@@ -22,6 +22,11 @@ namespace topo = railyard::topology;
 
 namespace {
 
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
 constexpr const char* kIbRails = R"({"selectors": {"linkTypes": ["infiniband"]}})";
 
 struct Rig {
@@ -182,9 +187,16 @@ TEST_CASE("kubelet plugin: prepare, restart, prepare again, unprepare twice", "[
     CHECK(nics[1].device == nic1.name);
     CHECK(nics[1].claim == "ml/train-rails");
   }
-  // The driver restarted: the claim is still known, Prepare answers without the API server.
+  // The node rebooted: the records on disk survive, the CDI specs on tmpfs do not. The restarted
+  // driver writes every spec again, so the CDI names it answers with still resolve.
+  const std::string spec_before = read_text(cdi);
+  fs::remove_all(opt.cdi_dir);
+  fs::create_directories(opt.cdi_dir);
+  // The claim is still known, Prepare answers without the API server.
   KubeletPlugin plugin(opt, getter);
   CHECK(plugin.load_state() == 1);
+  REQUIRE(fs::exists(cdi));
+  CHECK(read_text(cdi) == spec_before);
   plugin.update_node(std::make_shared<const topo::Node>(rig.node), rig.devices);
   const int gets_before = gets;
   auto again = plugin.prepare({ref});
@@ -252,4 +264,34 @@ TEST_CASE("handoff names only what stays in its directory", "[dra][prepare]") {
   CHECK_THROWS_WITH(write_network_data(tmp.path(), "a/b", {}),
                     Catch::Contains("not a valid PCI address"));
   CHECK(pod_nics(tmp.path(), "no-such-pod").empty());
+}
+
+TEST_CASE(
+    "kubelet plugin: a claim reference that is no Kubernetes name is refused, nothing written",
+    "[dra][prepare]") {
+  Rig rig;
+  railyard::testing::TempDir tmp;
+  PluginOptions opt;
+  opt.cdi_dir = tmp.path() / "cdi";
+  opt.state_dir = tmp.path() / "state";
+  opt.prepare = {.pool = "gpu-node-1", .root = rig.fx.root()};
+  opt.netdev_in_host = [](const std::string&) { return true; };
+  int gets = 0;
+  KubeletPlugin plugin(opt, [&](const std::string&, const std::string&) {
+    ++gets;
+    return json::object();
+  });
+  plugin.update_node(std::make_shared<const topo::Node>(rig.node), rig.devices);
+  const std::vector<std::pair<ClaimRef, std::string>> bad = {
+      {{"ml", "../../etc/x", "c"}, "the claim's uid '../../etc/x' is not a UID"},
+      {{"ml", "uid\n1", "c"}, "the claim's uid 'uid\\n1' is not a UID"},
+      {{"ML_ns", "uid-1", "c"}, "the claim's namespace 'ML_ns' is not a namespace name"},
+      {{"ml", "uid-1", "a/../b"}, "the claim's name 'a/../b' is not an object name"}};
+  for (const auto& [ref, why] : bad) {
+    CHECK(plugin.prepare({ref})[ref.uid].error == why);
+    CHECK(plugin.unprepare({ref})[ref.uid] == (ref.uid == "uid-1" ? "" : why));
+  }
+  CHECK(gets == 0);
+  CHECK_FALSE(fs::exists(opt.cdi_dir));
+  CHECK_FALSE(fs::exists(opt.state_dir / "claims"));
 }

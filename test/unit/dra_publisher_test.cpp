@@ -52,6 +52,8 @@ class FakeApiServer {
   int rv = 100;
   int conflicts = 0;       // the next N PUTs answer 409
   bool forbidden = false;  // every request answers 403
+  int unavailable = 0;     // the next N requests answer 503 with Retry-After: 7
+  std::string node_uid = "uid-n1";
 
  private:
   std::pair<int, json> handle(const std::string& method, const std::string& target,
@@ -71,7 +73,7 @@ class FakeApiServer {
                {"code", 403}}};
     const std::string base = kSlicesPath;
     if (method == "GET" && target == "/api/v1/nodes/n1")
-      return {200, {{"kind", "Node"}, {"metadata", {{"name", "n1"}, {"uid", "uid-n1"}}}}};
+      return {200, {{"kind", "Node"}, {"metadata", {{"name", "n1"}, {"uid", node_uid}}}}};
     if (method == "GET" && target.rfind(base + "?", 0) == 0) {
       json items = json::array();
       for (auto& [n, s] : slices)
@@ -137,13 +139,25 @@ class FakeApiServer {
         if (header_end != std::string::npos && in.size() >= need) break;
       }
       const auto sp1 = in.find(' '), sp2 = in.find(' ', sp1 + 1);
+      std::string extra;
+      bool busy = false;
+      {
+        std::lock_guard lock(mu);
+        if (unavailable > 0) {
+          --unavailable;
+          busy = true;
+        }
+      }
       auto [status, out] =
-          handle(in.substr(0, sp1), in.substr(sp1 + 1, sp2 - sp1 - 1), in.substr(header_end + 4));
+          busy ? std::pair<int, json>{503, {{"kind", "Status"}, {"message", "too busy"}}}
+               : handle(in.substr(0, sp1), in.substr(sp1 + 1, sp2 - sp1 - 1),
+                        in.substr(header_end + 4));
+      if (busy) extra = "Retry-After: 7\r\n";
       const std::string body = out.dump();
       const std::string resp =
           "HTTP/1.1 " + std::to_string(status) +
           " X\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
-          "\r\nConnection: close\r\n\r\n" + body;
+          "\r\n" + extra + "Connection: close\r\n\r\n" + body;
       (void)!write(c, resp.data(), resp.size());
       close(c);
     }
@@ -299,4 +313,56 @@ TEST_CASE("apiserver: in-cluster configuration and the pool's field selector") {
   CHECK(pool_list_path("n1") ==
         "/apis/resource.k8s.io/v1/resourceslices?fieldSelector="
         "spec.nodeName%3Dn1%2Cspec.driver%3Drailyard.io");
+}
+
+TEST_CASE("publisher: a Node registered again (a new uid) is followed at the next resync") {
+  FakeApiServer api;
+  ApiClient client({.server = api.url()});
+  Publisher pub(client, "n1");
+  pub.connect();
+  pub.publish(pool(devices(3), 1));
+  CHECK(pub.in_sync());
+  {
+    std::lock_guard lock(api.mu);
+    api.node_uid = "uid-n1-again";
+  }
+  CHECK_FALSE(pub.in_sync());  // slices owned by the old Node go with it: publish again
+  CHECK(pub.node_uid() == "uid-n1-again");
+  pub.publish(pool(devices(3), 2));
+  std::lock_guard lock(api.mu);
+  REQUIRE(api.slices.size() == 2);
+  for (const auto& [name, s] : api.slices)
+    CHECK(s["metadata"]["ownerReferences"][0]["uid"] == "uid-n1-again");
+}
+
+TEST_CASE("apiserver: 503 with Retry-After backs off as asked, other errors double up to a cap") {
+  FakeApiServer api;
+  {
+    std::lock_guard lock(api.mu);
+    api.unavailable = 1;
+  }
+  ApiClient client({.server = api.url()});
+  Publisher pub(client, "n1");
+  std::optional<long> asked;
+  try {
+    pub.connect();
+    FAIL("connect did not throw");
+  } catch (const ApiError& e) {
+    CHECK(e.status() == 503);
+    asked = e.retry_after_s();
+  }
+  CHECK(asked == 7);
+  pub.connect();  // the server is back
+
+  using std::chrono::milliseconds;
+  Backoff b(milliseconds(1000), milliseconds(60000));
+  CHECK(b.after_failure() == milliseconds(1000));
+  CHECK(b.after_failure() == milliseconds(2000));
+  CHECK(b.after_failure(7) == milliseconds(7000));  // the server's wish over our 4 s
+  CHECK(b.after_failure() == milliseconds(8000));
+  for (int i = 0; i < 10; ++i) b.after_failure();
+  CHECK(b.after_failure() == milliseconds(60000));           // capped
+  CHECK(b.after_failure(86400) == milliseconds(5 * 60000));  // a server's day is five minutes
+  b.succeeded();
+  CHECK(b.after_failure() == milliseconds(1000));
 }
