@@ -1,6 +1,7 @@
 #include "nccl-tests-wrapper/nccl/nccl_log.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <regex>
 #include <set>
@@ -23,7 +24,12 @@ std::optional<NcclChannel> network_channel(const std::string& line) {
   std::smatch m;
   if (!std::regex_search(line, m, channel) && !std::regex_search(line, m, ring))
     return std::nullopt;
-  return NcclChannel{m[1], m[2], std::stoi(m[3]), m[4].matched, line};
+  // A device index is small; anything that does not fit an int is not NCCL's line.
+  int dev = 0;
+  const std::string digits = m[3];
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), dev);
+  if (ec != std::errc() || end != digits.data() + digits.size()) return std::nullopt;
+  return NcclChannel{m[1], m[2], dev, m[4].matched, line};
 }
 
 }  // namespace

@@ -1,8 +1,12 @@
 #include "nccl-tests-wrapper/nccl/parse.h"
 
+#include <charconv>
+#include <climits>
+#include <cstdint>
 #include <cstdlib>
 #include <regex>
 #include <sstream>
+#include <stdexcept>
 
 namespace railyard::validate {
 namespace {
@@ -24,8 +28,44 @@ std::optional<double> number(const std::string& t) {
   return v;
 }
 
+// Digits only, and few enough to fit an int64_t: std::stoll on it cannot throw.
 bool is_integer(const std::string& t) {
-  return !t.empty() && t.find_first_not_of("0123456789") == std::string::npos;
+  return !t.empty() && t.size() <= 18 && t.find_first_not_of("0123456789") == std::string::npos;
+}
+
+// A root rank ("-1" for none; -J pads it: "    -1"); nullopt for anything that is not an int.
+std::optional<int> small_int(const std::string& t) {
+  const size_t first = t.find_first_not_of(' '), last = t.find_last_not_of(' ');
+  if (first == std::string::npos) return std::nullopt;
+  int v = 0;
+  const char* end_of = t.data() + last + 1;
+  const auto [end, ec] = std::from_chars(t.data() + first, end_of, v);
+  if (ec != std::errc() || end != end_of) return std::nullopt;
+  return v;
+}
+
+// Digits, but too many for any size or count nccl-tests prints.
+bool is_oversized_integer(const std::string& t) {
+  return t.size() > 18 && t.find_first_not_of("0123456789") == std::string::npos;
+}
+
+// A JSON member that must be an integer when present: its value, or nullopt when it is absent.
+// Throws std::invalid_argument naming it when it is something else or out of int64_t's range.
+std::optional<int64_t> json_int(const json& o, const char* key) {
+  if (!o.contains(key) || o[key].is_null()) return std::nullopt;
+  const json& v = o[key];
+  if (v.is_number_integer() && (v.is_number_unsigned() ? v.get<uint64_t>() <= INT64_MAX : true))
+    return v.get<int64_t>();
+  throw std::invalid_argument(std::string("'") + key +
+                              "' is not an integer in range: " + v.dump().substr(0, 40));
+}
+
+std::string json_string(const json& o, const char* key) {
+  if (!o.contains(key) || o[key].is_null()) return "";
+  if (!o[key].is_string())
+    throw std::invalid_argument(std::string("'") + key +
+                                "' is not a string: " + o[key].dump().substr(0, 40));
+  return o[key].get<std::string>();
 }
 
 // The column layout, from the header line "#  size  count  type  redop  root  time  algbw ...".
@@ -171,31 +211,46 @@ ParseResult parse_json(const std::string& text) {
     if (o.contains("nwrong") && o["nwrong"].is_number()) p.wrong = o["nwrong"].get<double>();
     return p;
   };
-  for (const auto& row : j.value("results", json::array())) {
+  const json results =
+      j.contains("results") && j["results"].is_array() ? j["results"] : json::array();
+  for (size_t i = 0; i < results.size(); ++i) {
+    const json& row = results[i];
     if (!row.is_object()) continue;
     Row out;
-    out.size = row.value("size", int64_t{0});
-    out.count = row.value("count", int64_t{0});
-    out.type = row.value("type", "");
-    out.redop = row.value("redop", "");
-    if (row.contains("root")) {
-      if (row["root"].is_number_integer())
-        out.root = row["root"].get<int>();
-      else if (row["root"].is_string())
-        out.root = std::atoi(row["root"].get<std::string>().c_str());
+    try {
+      out.size = json_int(row, "size").value_or(0);
+      out.count = json_int(row, "count").value_or(0);
+      out.type = json_string(row, "type");
+      out.redop = json_string(row, "redop");
+      if (row.contains("root") && row["root"].is_string()) {
+        out.root = small_int(row["root"].get<std::string>());
+      } else if (const auto root = json_int(row, "root");
+                 root && *root >= INT32_MIN && *root <= INT32_MAX) {
+        out.root = static_cast<int>(*root);
+      }
+    } catch (const std::invalid_argument& e) {
+      r.errors.push_back("results[" + std::to_string(i) + "]: " + e.what());
+      continue;
     }
     out.out_of_place = placement_of(row.value("out_of_place", json()));
     out.in_place = placement_of(row.value("in_place", json()));
     r.rows.push_back(std::move(out));
   }
-  if (j.contains("out_of_bounds") && j["out_of_bounds"].is_object())
-    r.out_of_bounds = j["out_of_bounds"].value("count", int64_t{0});
+  if (j.contains("out_of_bounds") && j["out_of_bounds"].is_object()) {
+    try {
+      r.out_of_bounds = json_int(j["out_of_bounds"], "count").value_or(0);
+    } catch (const std::invalid_argument& e) {
+      r.errors.push_back(std::string("out_of_bounds: ") + e.what());
+    }
+  }
   if (j.contains("average_bus_bandwidth") && j["average_bus_bandwidth"].is_object() &&
-      j["average_bus_bandwidth"].contains("bandwidth"))
+      j["average_bus_bandwidth"].contains("bandwidth") &&
+      j["average_bus_bandwidth"]["bandwidth"].is_number())
     r.avg_busbw = j["average_bus_bandwidth"]["bandwidth"].get<double>();
   // A clean run writes "errors": [""]: an empty string is no error.
-  for (const auto& e : j.value("errors", json::array()))
-    if (e.is_string() && !e.get<std::string>().empty()) r.errors.push_back(e.get<std::string>());
+  if (j.contains("errors") && j["errors"].is_array())
+    for (const auto& e : j["errors"])
+      if (e.is_string() && !e.get<std::string>().empty()) r.errors.push_back(e.get<std::string>());
   r.complete = r.avg_busbw.has_value();
   if (!r.complete && !cut_short) r.errors.push_back("no results summary: the run did not finish");
   return r;
@@ -220,7 +275,7 @@ std::optional<Row> parse_row(const std::vector<std::string>& t, const Layout& la
   row.count = std::stoll(t[1]);
   row.type = t[2];
   row.redop = t[3];
-  if (layout.has_root) row.root = std::atoi(t[4].c_str());
+  if (layout.has_root) row.root = small_int(t[4]);
   if (t.size() >= lead + 2 * layout.group.size()) {
     row.out_of_place = placement(t, lead, layout);
     row.in_place = placement(t, lead + layout.group.size(), layout);
@@ -323,6 +378,11 @@ ParseResult parse_nccl_tests(const std::string& text) {
     if (line.find("failure") != std::string::npos || line.find("error") != std::string::npos ||
         line.find("Error") != std::string::npos) {
       r.errors.push_back(line);  // "host: Test NCCL failure common.cu:954 'unhandled system error'"
+      continue;
+    }
+    if (layout.valid() && is_oversized_integer(t[0])) {
+      r.errors.push_back("line " + std::to_string(line_no) + ": a size out of range: '" +
+                         line.substr(0, 60) + "'");
       continue;
     }
     if (!layout.valid() || !row_start(t)) continue;

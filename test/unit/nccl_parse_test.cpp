@@ -254,3 +254,32 @@ TEST_CASE("the JSON contract of railyard-validate parse", "[validate][parse]") {
   CHECK(j["errors"] == nlohmann::json::array());
   CHECK(to_json(parse_nccl_tests("hello"))["errors"][0] == "no nccl-tests results header found");
 }
+
+TEST_CASE("values out of range or of the wrong type: errors named, never a crash",
+          "[validate][parse]") {
+  const std::string head =
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     "
+      "time   algbw   busbw #wrong\n";
+  auto text = parse_nccl_tests(head +
+                               "99999999999999999999 4 float sum -1 10.0 1.0 1.0 0 10.0 1.0 1.0 0\n"
+                               "8 2 float sum 99999999999 10.0 1.0 1.0 0 10.0 1.0 1.0 0\n");
+  REQUIRE(text.rows.size() == 1);
+  CHECK_FALSE(text.rows[0].root);  // a root that is no int is left unset
+  REQUIRE_FALSE(text.errors.empty());
+  CHECK_THAT(text.errors.at(0), Catch::Contains("line 2: a size out of range"));
+
+  auto json_rows = parse_nccl_tests(
+      R"({"results": [{"size": "8", "count": 2}, {"size": 99999999999999999999, "count": 2},
+                      {"size": 8, "count": 2, "type": 5}, {"size": 8, "count": 2, "root": "x"}],
+          "out_of_bounds": {"count": "many"},
+          "average_bus_bandwidth": {"bandwidth": "fast"}, "errors": "none"})");
+  REQUIRE(json_rows.rows.size() == 1);  // the last: a root that is no int is left unset
+  CHECK_FALSE(json_rows.rows[0].root);
+  CHECK_FALSE(json_rows.avg_busbw);
+  CHECK_FALSE(json_rows.complete);
+  REQUIRE(json_rows.errors.size() >= 4);
+  CHECK_THAT(json_rows.errors.at(0), Catch::Contains("results[0]: 'size' is not an integer"));
+  CHECK_THAT(json_rows.errors.at(1), Catch::Contains("results[1]: 'size' is not an integer"));
+  CHECK_THAT(json_rows.errors.at(2), Catch::Contains("results[2]: 'type' is not a string"));
+  CHECK_THAT(json_rows.errors.at(3), Catch::Contains("out_of_bounds: 'count'"));
+}
