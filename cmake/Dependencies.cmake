@@ -7,6 +7,8 @@ find_package(fmt REQUIRED)
 find_package(spdlog REQUIRED)
 # railyard-dra-driver talks to the API server over HTTPS (libcurl4-openssl-dev).
 find_package(CURL REQUIRED)
+# HMAC-SHA256 and random challenges for the ranks' control channels (libssl-dev's libcrypto).
+find_package(OpenSSL REQUIRED COMPONENTS Crypto)
 
 # spdlog and fmt header-only: Debian's spdlog targets link the shared libfmt, and the CNI plugins
 # must be static executables.

@@ -18,6 +18,8 @@ packages=(
   libibverbs-dev librdmacm-dev rdma-core
   # railyard-dra-driver's API server client (HTTPS with the service account's token)
   libcurl4-openssl-dev
+  # HMAC-SHA256 for the ranks' control channels (rdma/transport/channel_auth.h)
+  libssl-dev
   # the venv the CUDA wheels go into
   python3-venv
 )

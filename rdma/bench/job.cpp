@@ -40,10 +40,12 @@ Job start_job(const Options& o) {
     mine.push_back({a, listeners.back().local_port()});
   }
   const Launch& l = job.launch;
+  const ChannelKey key = ChannelKey::resolve(o.token_file);
+  if (l.world > 1) warn_if_unauthenticated(key, "railyard-bench");
   const Endpoint rv = l.world > 1 ? Endpoint::parse(l.rendezvous) : Endpoint{"127.0.0.1", 1};
-  const auto table = exchange_endpoints(l.rank, l.world, rv, mine, job.timeout);
+  const auto table = exchange_endpoints(l.rank, l.world, rv, mine, job.timeout, key);
   job.memory = o.memory == "cuda" ? cuda_memory(pick_gpu(o)) : host_memory(o.hugepages);
-  job.ring = connect_ring(l.rank, l.world, job.addresses, listeners, table, job.timeout,
+  job.ring = connect_ring(l.rank, l.world, job.addresses, listeners, table, job.timeout, key,
                           o.transport == "tcp" ? o.streams : 1);
   return job;
 }

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string>
 
+#include "common/log_escape.h"
 #include "rdma/bench/build_info.h"
 #include "rdma/bench/commands.h"
 
@@ -64,6 +65,8 @@ int main(int argc, char** argv) {
   app.add_option("-c", o.check, "check every element (1) or not (0)");
   app.add_option("-d", o.dtype, "float, half, bfloat16 or int32 (nccl-tests' names)");
   app.add_option("--timeout", o.timeout_s, "seconds to wait for a peer before naming it");
+  app.add_option("--token-file", o.token_file,
+                 "the ranks' shared secret, proved on every connection (or RAILYARD_TOKEN_FILE)");
   app.add_option("--json", o.json_file, "write results as JSON");
   CLI11_PARSE(app, argc, argv);
   try {
@@ -71,7 +74,8 @@ int main(int argc, char** argv) {
     if (o.op == "p2p") return railyard::rdma::bench::run_p2p(o);
     return railyard::rdma::bench::run_allreduce(o);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "railyard-bench: %s\n", e.what());
+    // Peers' words may be in it: escaped, as every log line is.
+    std::fprintf(stderr, "railyard-bench: %s\n", railyard::escape_controls(e.what()).c_str());
     return 2;
   }
 }

@@ -19,6 +19,7 @@ struct Options {
   int verbs_slots = 8;                 // writes in flight per direction and rail
   std::string verbs_slot_size = "1M";  // the largest write
   std::string min_bytes = "8", max_bytes = "64M";
+  std::string token_file;  // the ranks' shared secret (channel_auth.h); else RAILYARD_TOKEN_FILE
   double factor = 2;
 };
 

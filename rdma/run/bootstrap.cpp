@@ -1,27 +1,23 @@
 #include "rdma/run/bootstrap.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <set>
 #include <sstream>
+
+#include "common/log_escape.h"
+#include "rdma/transport/admission.h"
+#include "rdma/transport/frame.h"
 
 namespace railyard::rdma {
 namespace {
 
-void send_text(const Socket& s, const std::string& text, const std::string& peer) {
-  const uint32_t n = static_cast<uint32_t>(text.size());
-  s.send_all(&n, sizeof n, peer);
-  s.send_all(text.data(), n, peer);
-}
+using Clock = std::chrono::steady_clock;
 
-std::string recv_text(const Socket& s, const std::string& peer, std::chrono::milliseconds timeout) {
-  uint32_t n = 0;
-  s.recv_all(&n, sizeof n, peer, timeout);
-  if (n > (1u << 20))
-    throw NetError(peer + " sent a bootstrap message of " + std::to_string(n) + " bytes");
-  std::string text(n, '\0');
-  s.recv_all(text.data(), n, peer, timeout);
-  return text;
-}
+// A joining rank's message: small; the table rank 0 sends back: one line per rank.
+constexpr size_t kJoinBytes = 64 * 1024;
+constexpr size_t kTableBytes = 1 << 20;
 
 // "R N host:port host:port ..." per line
 std::string encode(int rank, int world, const std::vector<Endpoint>& eps) {
@@ -30,54 +26,100 @@ std::string encode(int rank, int world, const std::vector<Endpoint>& eps) {
   return s;
 }
 
+struct Line {
+  int rank = -1, world = -1;
+  std::vector<Endpoint> eps;
+};
+
+// One line of the table, every field checked: a rank in range, the world size, `rails`
+// endpoints. Throws NetError saying what `from` got wrong.
+Line decode(const std::string& line, int world, size_t rails, const std::string& from) {
+  std::istringstream in(line);
+  Line l;
+  if (!(in >> l.rank >> l.world)) throw NetError(from + " sent no rank and world size");
+  if (l.world != world)
+    throw NetError(from + " says the world size is " + std::to_string(l.world) + ", not " +
+                   std::to_string(world));
+  if (l.rank < 0 || l.rank >= world)
+    throw NetError(from + " claims rank " + std::to_string(l.rank) + ", out of range");
+  for (std::string ep; in >> ep;) {
+    if (l.eps.size() == rails)
+      throw NetError(from + " has more than " + std::to_string(rails) + " rails");
+    l.eps.push_back(Endpoint::parse(ep));
+  }
+  if (l.eps.size() != rails)
+    throw NetError("rank " + std::to_string(l.rank) + " has " + std::to_string(l.eps.size()) +
+                   " rails, this rank has " + std::to_string(rails));
+  return l;
+}
+
+std::chrono::milliseconds left(Clock::time_point deadline) {
+  return std::max(std::chrono::milliseconds(0),
+                  std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()));
+}
+
+// A connection that is not the awaited rank is told apart and dropped: the run goes on.
+void dropped(const std::string& what) {
+  std::fprintf(stderr, "railyard: %s\n", escape_controls(what).c_str());
+}
+
 }  // namespace
 
 Table exchange_endpoints(int rank, int world, const Endpoint& rendezvous,
-                         const std::vector<Endpoint>& mine, std::chrono::milliseconds timeout) {
+                         const std::vector<Endpoint>& mine, std::chrono::milliseconds timeout,
+                         const ChannelKey& key) {
   Table table(static_cast<size_t>(world));
   table[static_cast<size_t>(rank)] = mine;
   if (world == 1) return table;
   if (rank != 0) {
+    const std::string zero = "rank 0 (rendezvous " + rendezvous.to_string() + ")";
     Socket s = Socket::connect_to(rendezvous, "", timeout);
-    send_text(s, encode(rank, world, mine), "rank 0 (rendezvous " + rendezvous.to_string() + ")");
-    std::istringstream all(
-        recv_text(s, "rank 0 (rendezvous " + rendezvous.to_string() + ")", timeout));
+    prove_as_connector(s, key, "rendezvous", zero, Clock::now() + timeout);
+    send_frame(s, encode(rank, world, mine), zero);
+    // Rank 0 answers once every rank has joined.
+    std::istringstream all(recv_frame(s, zero, timeout, kTableBytes));
+    std::vector<bool> seen(static_cast<size_t>(world));
     for (std::string line; std::getline(all, line);) {
-      std::istringstream in(line);
-      int r = -1, w = 0;
-      in >> r >> w;
-      if (r < 0 || r >= world) throw NetError("bad bootstrap table from rank 0");
-      table[static_cast<size_t>(r)].clear();
-      for (std::string ep; in >> ep;) table[static_cast<size_t>(r)].push_back(Endpoint::parse(ep));
+      const Line l = decode(line, world, mine.size(), zero);
+      if (seen[static_cast<size_t>(l.rank)])
+        throw NetError(zero + " sent rank " + std::to_string(l.rank) + " twice");
+      seen[static_cast<size_t>(l.rank)] = true;
+      table[static_cast<size_t>(l.rank)] = l.eps;
     }
+    for (int r = 0; r < world; ++r)
+      if (!seen[static_cast<size_t>(r)])
+        throw NetError(zero + " sent a table without rank " + std::to_string(r));
     return table;
   }
   Socket server = Socket::listen_on("", rendezvous.port);
+  std::set<int> awaited;
+  for (int r = 1; r < world; ++r) awaited.insert(r);
+  const Admit admit = [&](const Socket& s, const std::string& from, Clock::time_point by) {
+    prove_as_acceptor(s, key, "rendezvous", from, by);
+    const auto wait = std::max(std::chrono::milliseconds(1), left(by));
+    const Line l = decode(recv_frame(s, from, wait, kJoinBytes), world, mine.size(), from);
+    Joiner j;
+    j.rank = l.rank;
+    j.hello = encode(l.rank, world, l.eps);
+    return j;
+  };
+  DoorOptions door{timeout,
+                   [&](const std::set<int>& missing) {
+                     std::string names;
+                     for (int r : missing)
+                       names += (names.empty() ? "rank " : ", ") + std::to_string(r);
+                     return names + " to join (world size " + std::to_string(world) + ")";
+                   },
+                   [](const std::string& why) { dropped("rendezvous: dropped " + why); }};
   std::vector<Socket> peers;
-  std::set<int> missing;
-  for (int r = 1; r < world; ++r) missing.insert(r);
-  while (!missing.empty()) {
-    std::string names;
-    for (int r : missing) names += (names.empty() ? "rank " : ", ") + std::to_string(r);
-    Socket s =
-        server.accept_one(timeout, names + " to join (world size " + std::to_string(world) + ")");
-    std::istringstream in(recv_text(s, "a joining rank", timeout));
-    int r = -1, w = 0;
-    in >> r >> w;
-    if (w != world)
-      throw NetError("rank " + std::to_string(r) + " says the world size is " + std::to_string(w));
-    if (!missing.erase(r))
-      throw NetError("rank " + std::to_string(r) + " joined twice or is out of range");
-    for (std::string ep; in >> ep;) table[static_cast<size_t>(r)].push_back(Endpoint::parse(ep));
-    if (table[static_cast<size_t>(r)].size() != mine.size())
-      throw NetError("rank " + std::to_string(r) + " has " +
-                     std::to_string(table[static_cast<size_t>(r)].size()) + " rails, rank 0 has " +
-                     std::to_string(mine.size()));
-    peers.push_back(std::move(s));
-  }
+  admit_ranks(server, awaited, admit, door, [&](Joiner j) {
+    table[static_cast<size_t>(j.rank)] =
+        decode(j.hello, world, mine.size(), "rank " + std::to_string(j.rank)).eps;
+    peers.push_back(std::move(j.socket));
+  });
   std::string all;
   for (int r = 0; r < world; ++r) all += encode(r, world, table[static_cast<size_t>(r)]) + "\n";
-  for (const auto& p : peers) send_text(p, all, "a joined rank");
+  for (const auto& p : peers) send_frame(p, all, "a joined rank");
   return table;
 }
 
@@ -87,7 +129,8 @@ namespace railyard::rdma {
 
 RingSockets connect_ring(int rank, int world, const std::vector<std::string>& rail_addresses,
                          std::vector<Socket>& listeners, const Table& table,
-                         std::chrono::milliseconds timeout, int streams, const PeerLabel& label) {
+                         std::chrono::milliseconds timeout, const ChannelKey& key, int streams,
+                         const PeerLabel& label) {
   RingSockets r;
   if (world == 1) return r;
   const int next = (rank + 1) % world, prev = (rank + world - 1) % world;
@@ -100,12 +143,64 @@ RingSockets connect_ring(int rank, int world, const std::vector<std::string>& ra
     r.prev_names.push_back(name(prev));
     r.next.emplace_back();
     r.prev.emplace_back();
+    const std::string context = "rail " + std::to_string(k);
     // Connect, then accept, one at a time: connections from one peer are accepted in the order
-    // it made them, so connection j pairs with connection j.
+    // it made them, so connection j pairs with connection j. Each is proved both ways, in an
+    // order that never waits on a neighbour that waits on us: the TCP connection to the next
+    // rank (its kernel completes it unasked), the previous rank's accepted and challenged, the
+    // next rank's challenge answered (it sent one once it accepted ours), the previous rank's
+    // answer checked, the next rank's proof read. What reaches the listener from another
+    // address, or fails the proof, is dropped and the listener asked again, until the timeout.
     for (int j = 0; j < streams; ++j) {
+      const auto deadline = Clock::now() + timeout;
       r.next[k].push_back(Socket::connect_to(table[static_cast<size_t>(next)][k], rail_addresses[k],
                                              timeout, r.next_names.back()));
-      r.prev[k].push_back(listeners[k].accept_one(timeout, r.prev_names.back()));
+      const Socket& to_next = r.next[k].back();
+      const Endpoint& expected = table[static_cast<size_t>(prev)][k];
+      Answer ours;  // to the next rank's challenge, answered once
+      Socket from_prev;
+      std::string last_drop;  // told with the timeout: the peer may be there with a wrong token
+      auto drop = [&](const std::string& why) {
+        last_drop = why;
+        dropped("rail: dropped " + why);
+      };
+      for (;;) {
+        Socket s;
+        try {
+          s = listeners[k].accept_one(std::max(left(deadline), std::chrono::milliseconds(1)),
+                                      r.prev_names.back());
+        } catch (const NetError& e) {
+          if (last_drop.empty()) throw;
+          throw NetError(std::string(e.what()) + "; dropped meanwhile: " + last_drop);
+        }
+        const std::string host = s.peer_host();
+        const std::string from =
+            "a connection from " + host + " (waiting for " + r.prev_names.back() + ")";
+        if (host != expected.host) {
+          drop(from + ": not " + r.prev_names.back() + "'s address " + expected.host);
+          continue;
+        }
+        Offer offer;
+        try {
+          offer = offer_challenge(s, from);
+        } catch (const NetError& e) {
+          drop(e.what());
+          continue;
+        }
+        if (ours.offered.empty())
+          ours = answer_challenge(to_next, key, context, r.next_names.back(), deadline);
+        try {
+          check_answer(s, key, context, offer, from,
+                       std::min(deadline, Clock::now() + kHandshakeLimit));
+        } catch (const NetError& e) {
+          drop(e.what());
+          continue;
+        }
+        from_prev = std::move(s);
+        break;
+      }
+      check_proof(to_next, key, context, ours, r.next_names.back(), deadline);
+      r.prev[k].push_back(std::move(from_prev));
     }
   }
   return r;

@@ -238,13 +238,19 @@ void Socket::send_all(const void* data, size_t n, const std::string& peer) const
 
 void Socket::recv_all(void* data, size_t n, const std::string& peer,
                       std::chrono::milliseconds timeout) const {
+  recv_all_until(data, n, peer, std::chrono::steady_clock::now() + timeout, timeout);
+}
+
+void Socket::recv_all_until(void* data, size_t n, const std::string& peer,
+                            std::chrono::steady_clock::time_point deadline,
+                            std::chrono::milliseconds budget) const {
   char* p = static_cast<char*>(data);
   while (n > 0) {
+    const auto left =
+        std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     pollfd pf{fd_, POLLIN, 0};
-    const int r = ::poll(&pf, 1, static_cast<int>(timeout.count()));
-    if (r == 0)
-      throw NetError("timed out after " + std::to_string(timeout.count() / 1000) +
-                     " s waiting for " + peer);
+    const int r = left.count() > 0 ? ::poll(&pf, 1, static_cast<int>(left.count())) : 0;
+    if (r == 0) throw NetError("timed out after " + seconds(budget) + " waiting for " + peer);
     if (r < 0 && errno == EINTR) continue;
     const ssize_t k = ::recv(fd_, p, n, 0);
     if (k < 0 && errno == EINTR) continue;
@@ -253,6 +259,16 @@ void Socket::recv_all(void* data, size_t n, const std::string& peer,
     p += k;
     n -= static_cast<size_t>(k);
   }
+}
+
+std::string Socket::peer_host() const {
+  sockaddr_in a{};
+  socklen_t len = sizeof a;
+  if (::getpeername(fd_, reinterpret_cast<sockaddr*>(&a), &len) != 0 || a.sin_family != AF_INET)
+    return "";
+  char text[INET_ADDRSTRLEN] = {};
+  ::inet_ntop(AF_INET, &a.sin_addr, text, sizeof text);
+  return text;
 }
 
 namespace {

@@ -50,8 +50,17 @@ class Socket {
                            std::chrono::milliseconds timeout, const std::string& peer = "");
 
   void send_all(const void* data, size_t n, const std::string& peer) const;
+  // All `n` bytes within `timeout`, however the peer spreads them: a peer that trickles a byte
+  // at a time cannot stretch one read past it.
   void recv_all(void* data, size_t n, const std::string& peer,
                 std::chrono::milliseconds timeout) const;
+  // The same, by a deadline shared with other reads (a message's length and its text); `budget`
+  // is the time the whole exchange was given, for the error's words.
+  void recv_all_until(void* data, size_t n, const std::string& peer,
+                      std::chrono::steady_clock::time_point deadline,
+                      std::chrono::milliseconds budget) const;
+  // The connected peer's IPv4 address ("" when it has none).
+  std::string peer_host() const;
 
  private:
   int fd_ = -1;

@@ -180,4 +180,16 @@ bool peermem_loaded(const std::filesystem::path& sysfs_root) {
          std::filesystem::is_directory(sysfs_root / "sys/module/nv_peer_mem", ec);
 }
 
+std::string peer_slots_problem(uint64_t peer_slots, uint64_t peer_slot_bytes, uint64_t our_slots,
+                               uint64_t our_slot_bytes, const std::string& peer) {
+  if (peer_slots == 0 || peer_slot_bytes == 0)
+    return peer + " sent no receive slots: is it running --transport verbs?";
+  if (peer_slot_bytes != our_slot_bytes || peer_slots != our_slots)
+    return peer + " runs " + std::to_string(peer_slots) + " slots of " +
+           std::to_string(peer_slot_bytes) + " bytes, this rank " + std::to_string(our_slots) +
+           " of " + std::to_string(our_slot_bytes) + ": give every rank the same --slots and " +
+           "--slot-size";
+  return "";
+}
+
 }  // namespace railyard::rdma

@@ -4,6 +4,7 @@
 // host memory).
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -35,6 +36,12 @@ std::optional<GidChoice> choose_gid(const topology::RdmaPort& port, const std::s
 int roce_mtu_for_netdev(int netdev_mtu);
 // Both ends must agree: the smaller of the two active MTUs.
 int path_mtu(int local, int remote);
+
+// Why the receive slots the next rank described cannot be written into, or "". Both ranks must
+// run the same --slots and --slot-size: a write is cut to the peer's slot size and staged in a
+// slot of ours, so a larger peer slot would overrun our staging.
+std::string peer_slots_problem(uint64_t peer_slots, uint64_t peer_slot_bytes, uint64_t our_slots,
+                               uint64_t our_slot_bytes, const std::string& peer);
 
 // Port `port` of RDMA device `device`, read from class/infiniband (GIDs included).
 std::optional<topology::RdmaPort> read_rdma_port(const topology::Sysfs& sysfs,

@@ -337,8 +337,11 @@ class VerbsLink final : public RingLink {
     Wire from_next{}, from_prev{};
     next_.sock.recv_all(&from_next, sizeof from_next, next_.name, timeout_);
     prev_.sock.recv_all(&from_prev, sizeof from_prev, prev_.name, timeout_);
-    if (from_next.slots == 0 || from_next.slot_bytes == 0)
-      throw NetError(next_.name + " sent no receive slots: is it running --transport verbs?");
+    if (const std::string why =
+            peer_slots_problem(from_next.slots, from_next.slot_bytes,
+                               static_cast<uint64_t>(o_.slots), o_.slot_bytes, next_.name);
+        !why.empty())
+      throw NetError(why);
     remote_addr_ = from_next.slots_addr;
     remote_rkey_ = from_next.rkey;
     remote_slots_ = from_next.slots;

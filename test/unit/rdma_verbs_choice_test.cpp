@@ -137,3 +137,15 @@ TEST_CASE("GPU memory registers by dma-buf or else nvidia-peermem or else is sta
   std::filesystem::create_directories(dir.path() / "sys/module/nvidia_peermem");
   CHECK(peermem_loaded(dir.path()));
 }
+
+TEST_CASE("the next rank's receive slots must be ours: a larger slot would overrun our staging",
+          "[rdma][verbs]") {
+  CHECK(peer_slots_problem(8, 1 << 20, 8, 1 << 20, "rank 1 (rail 0)").empty());
+  CHECK(peer_slots_problem(8, 4 << 20, 8, 1 << 20, "rank 1 (rail 0)") ==
+        "rank 1 (rail 0) runs 8 slots of 4194304 bytes, this rank 8 of 1048576: give every rank "
+        "the same --slots and --slot-size");
+  CHECK_THAT(peer_slots_problem(16, 1 << 20, 8, 1 << 20, "rank 1 (rail 0)"),
+             Catch::Contains("give every rank the same --slots and --slot-size"));
+  CHECK_THAT(peer_slots_problem(0, 0, 8, 1 << 20, "rank 1 (rail 0)"),
+             Catch::Contains("sent no receive slots"));
+}
