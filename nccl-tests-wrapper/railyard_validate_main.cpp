@@ -4,11 +4,13 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
+#include "common/log_escape.h"
 #include "nccl-tests-wrapper/fleet/run.h"
 #include "nccl-tests-wrapper/nccl/parse.h"
 #include "nccl-tests-wrapper/run/report.h"
@@ -33,7 +35,11 @@ int cmd_parse(const std::string& file) {
   }
   const auto result = v::parse_nccl_tests(ss.str());
   std::cout << v::to_json(result).dump(2) << "\n";
-  return result.rows.empty() ? 2 : 0;
+  if (!result.rows.empty()) return 0;
+  std::cerr << "railyard-validate parse: no results rows in " << file;
+  for (const auto& e : result.errors) std::cerr << "; " << railyard::escape_controls(e);
+  std::cerr << "\n";
+  return 2;
 }
 
 bool write_file(const std::string& path, const std::string& text) {
@@ -47,7 +53,10 @@ std::string default_node_name() {
   if (const char* n = std::getenv("NODE_NAME"); n && *n) return n;  // the Job's downward API
   char host[256] = {};
   ::gethostname(host, sizeof host - 1);
-  return host;
+  // As the kubelet names a Node after its host: lower case.
+  std::string name = host;
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return name;
 }
 
 // `run`'s rank under a launcher (see Config::rank); 0 when run alone.
@@ -55,7 +64,7 @@ int launcher_rank() {
   try {
     return railyard::rdma::launcher_rank(railyard::rdma::bench::env).value_or(0);
   } catch (const std::exception& e) {
-    std::cerr << "railyard-validate run: " << e.what() << "\n";
+    std::cerr << "railyard-validate run: " << railyard::escape_controls(e.what()) << "\n";
     std::exit(2);
   }
 }
@@ -69,7 +78,7 @@ int cmd_fleet(const v::FleetSettings& s, const FleetOutputs& out) {
   try {
     report = v::run_fleet(s, std::cout);
   } catch (const std::exception& e) {
-    std::cerr << "railyard-validate fleet: " << e.what() << "\n";
+    std::cerr << "railyard-validate fleet: " << railyard::escape_controls(e.what()) << "\n";
     return 2;
   }
   if (!report) return 0;  // not rank 0: rank 0 has the verdict
@@ -160,6 +169,9 @@ int main(int argc, char** argv) {
                       "verbs: GID index (default: RoCE v2 of the rail)");
     fleet->add_option("--timeout", b.timeout_s,
                       "seconds to wait for a rank to join or a rail to connect");
+    fleet->add_option("--token-file", b.token_file,
+                      "the ranks' shared secret, proved on every connection (or "
+                      "RAILYARD_TOKEN_FILE)");
     fleet
         ->add_option("--repeat", fleet_settings.repeat,
                      "extra runs of each round that holds a suspect pair")
@@ -201,7 +213,7 @@ int main(int argc, char** argv) {
   try {
     cfg = v::Config::load(config_path);
   } catch (const v::ConfigError& e) {
-    std::cerr << "railyard-validate run: " << e.what() << "\n";
+    std::cerr << "railyard-validate run: " << railyard::escape_controls(e.what()) << "\n";
     return 2;
   }
   if (!sysfs_root.empty()) cfg.sysfs_root = sysfs_root;

@@ -11,6 +11,8 @@ namespace railyard::validate {
 
 FleetRails resolve_fleet_rails(const rdma::bench::Options& o, const topology::Sysfs& sysfs) {
   FleetRails r;
+  r.key = rdma::ChannelKey::resolve(o.token_file);
+  rdma::warn_if_unauthenticated(r.key, "railyard-validate fleet");
   r.entries = rdma::rail_entries(o.rails, std::getenv("NCCL_IB_HCA"));
   for (const auto& e : r.entries) r.addresses.push_back(rdma::resolve_rail(e, sysfs.root()));
   if (o.transport == "verbs") {
@@ -36,7 +38,7 @@ RailOutcome test_rail(const rdma::bench::Options& o, const FleetRails& rails,
   listeners.push_back(std::move(listener));
   // What may throw comes first: GCC 12 -O3 warns of a half-built Job otherwise.
   rdma::RingSockets ring =
-      rdma::connect_ring(role, 2, {rails.addresses[k]}, listeners, table, timeout,
+      rdma::connect_ring(role, 2, {rails.addresses[k]}, listeners, table, timeout, rails.key,
                          o.transport == "tcp" ? o.streams : 1,
                          [&](int, size_t) { return peer_name + " on rail " + std::to_string(k); });
   std::vector<rdma::RailPlan> plans;

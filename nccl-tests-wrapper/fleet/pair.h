@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "rdma/bench/options.h"
+#include "rdma/transport/channel_auth.h"
 #include "rdma/transport/socket.h"
 #include "rdma/transport/verbs_choice.h"
 #include "topology/sysfs/sysfs.h"
@@ -19,6 +20,7 @@ struct FleetRails {
   std::vector<std::string> entries;    // as given: netdev, address or RDMA device
   std::vector<std::string> addresses;  // each rail's IPv4 address
   std::vector<rdma::RailPlan> plans;   // verbs only
+  rdma::ChannelKey key;                // proved on the control channel and every rail connection
 };
 FleetRails resolve_fleet_rails(const rdma::bench::Options& o, const topology::Sysfs& sysfs);
 

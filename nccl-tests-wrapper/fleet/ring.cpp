@@ -15,7 +15,7 @@ RingOutcome test_ring(const rdma::bench::Options& o, const FleetRails& rails,
   try {
     // What may throw comes first: GCC 12 -O3 warns of a half-built Job otherwise.
     rdma::RingSockets sockets =
-        rdma::connect_ring(index, members, rails.addresses, listeners, table, timeout,
+        rdma::connect_ring(index, members, rails.addresses, listeners, table, timeout, rails.key,
                            o.transport == "tcp" ? o.streams : 1, [&](int m, size_t k) {
                              const auto i = static_cast<size_t>(m);
                              return (i < names.size() ? names[i] : "member " + std::to_string(m)) +

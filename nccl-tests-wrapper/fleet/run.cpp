@@ -5,14 +5,19 @@
 #include <exception>
 #include <map>
 #include <ostream>
+#include <set>
 #include <thread>
 
+#include "common/k8s_names.h"
+#include "common/log_escape.h"
 #include "nccl-tests-wrapper/fleet/control.h"
+#include "nccl-tests-wrapper/fleet/messages.h"
 #include "nccl-tests-wrapper/fleet/pair.h"
 #include "nccl-tests-wrapper/fleet/probe.h"
 #include "nccl-tests-wrapper/fleet/ring.h"
 #include "nccl-tests-wrapper/fleet/schedule.h"
 #include "rdma/run/launch.h"
+#include "rdma/transport/admission.h"
 
 namespace railyard::validate {
 namespace {
@@ -28,6 +33,7 @@ void serve(const FleetSettings& s, const rdma::Launch& launch, const FleetRails&
   const rdma::Endpoint rv = rdma::Endpoint::parse(launch.rendezvous);
   const std::string coordinator = "rank 0 (rendezvous " + rv.to_string() + ")";
   rdma::Socket c = rdma::Socket::connect_to(rv, "", timeout, coordinator);
+  rdma::prove_as_connector(c, rails.key, "fleet", coordinator, Clock::now() + timeout);
   // Each rail NIC's MAC: an ARP probe's answer names the NIC by it (probe.h).
   std::vector<std::string> macs;
   for (const auto& a : rails.addresses) macs.push_back(mac_address(rdma::netdev_holding(a).name));
@@ -43,7 +49,8 @@ void serve(const FleetSettings& s, const rdma::Launch& launch, const FleetRails&
   const auto idle = std::chrono::hours(24);
   for (;;) {
     const json m = recv_message(c, coordinator, idle);
-    const std::string op = m.value("op", "");
+    const std::string op =
+        m.is_object() && m.contains("op") && m["op"].is_string() ? m["op"].get<std::string>() : "";
     if (op == "done") return;
     json reply;
     try {
@@ -56,10 +63,9 @@ void serve(const FleetSettings& s, const rdma::Launch& launch, const FleetRails&
         }
         reply = {{"ports", ports}};
       } else if (op == "pair") {
-        std::vector<rdma::Endpoint> peer;
-        for (const auto& e : m.at("peer")) peer.push_back({e.at(0), e.at(1)});
-        const auto out = test_pair(s.bench, rails, sysfs, m.at("role"), std::move(listeners), peer,
-                                   m.value("name", std::string("the partner")));
+        const PairOrder order = parse_pair(m, rails.addresses.size(), coordinator);
+        const auto out = test_pair(s.bench, rails, sysfs, order.role, std::move(listeners),
+                                   order.peer, order.name);
         listeners.clear();
         json bw = json::array(), errors = json::array();
         for (const auto& r : out) {
@@ -68,25 +74,21 @@ void serve(const FleetSettings& s, const rdma::Launch& launch, const FleetRails&
         }
         reply = {{"busbw", bw}, {"errors", errors}};
       } else if (op == "ring") {
-        rdma::Table table;
-        for (const auto& member : m.at("table")) {
-          table.emplace_back();
-          for (const auto& e : member) table.back().push_back({e.at(0), e.at(1)});
-        }
-        const auto out = test_ring(s.bench, rails, sysfs, m.at("index"), std::move(listeners),
-                                   table, m.value("names", std::vector<std::string>{}));
+        const RingOrder order = parse_ring(m, rails.addresses.size(), coordinator);
+        const auto out = test_ring(s.bench, rails, sysfs, order.index, std::move(listeners),
+                                   order.table, order.names);
         listeners.clear();
         json bw = json::array();
         for (const auto& b : out.busbw) bw.push_back(b ? json(*b) : json(nullptr));
         reply = {{"busbw", bw}, {"error", out.error}};
       } else if (op == "probe") {
-        const std::string& source = rails.addresses.at(m.at("rail").get<size_t>());
-        const auto heard = arp_probe(rdma::netdev_holding(source).name, source,
-                                     m.at("targets").get<std::vector<std::string>>(),
-                                     std::chrono::milliseconds(m.value("wait_ms", 500)));
+        const ProbeOrder order = parse_probe(m, rails.addresses.size(), coordinator);
+        const std::string& source = rails.addresses[order.rail];
+        const auto heard = arp_probe(rdma::netdev_holding(source).name, source, order.targets,
+                                     std::chrono::milliseconds(order.wait_ms));
         reply = {{"heard", heard}};
       } else {
-        reply = {{"error", "unknown operation '" + op + "'"}};
+        reply = {{"error", "unknown operation '" + escape_controls(op) + "'"}};
       }
     } catch (const std::exception& e) {
       reply = {{"error", e.what()}};
@@ -108,41 +110,57 @@ struct Member {
 
 class Coordinator {
  public:
-  Coordinator(const FleetSettings& s, int world, size_t rails, std::ostream& progress)
+  Coordinator(const FleetSettings& s, int world, size_t rails, const rdma::ChannelKey& key,
+              std::ostream& progress)
       : s_(s),
         world_(world),
         rails_(rails),
+        key_(key),
         progress_(progress),
         timeout_(std::chrono::seconds(s.bench.timeout_s)) {}
 
+  // Takes joiners one at a time until every rank is in or the timeout passes. A connection
+  // that fails the token, sends junk or a hello of the wrong shape, stays silent, or claims a
+  // rank that has joined already is dropped with a line in the progress, and the fleet goes on
+  // waiting for the real rank.
   void join(const rdma::Socket& server) {
     members_.resize(static_cast<size_t>(world_));
-    std::map<int, bool> missing;
-    for (int r = 0; r < world_; ++r) missing[r] = true;
-    while (!missing.empty()) {
-      std::string names;
-      for (const auto& [r, _] : missing)
-        names += (names.empty() ? "rank " : ", ") + std::to_string(r);
-      rdma::Socket c = server.accept_one(
-          timeout_, names + " to join the fleet (world size " + std::to_string(world_) + ")");
-      const json hello = recv_message(c, "a joining rank", timeout_);
-      const int r = hello.at("rank");
-      if (hello.at("world") != world_)
-        throw rdma::NetError("rank " + std::to_string(r) + " says the world size is " +
-                             hello.at("world").dump());
-      if (!missing.erase(r))
-        throw rdma::NetError("rank " + std::to_string(r) + " joined twice or is out of range");
-      Member& m = members_[static_cast<size_t>(r)];
-      m.control = std::move(c);
-      m.node = hello.at("node");
-      m.addresses = hello.at("rails").get<std::vector<std::string>>();
-      m.macs = hello.value("macs", std::vector<std::string>{});
-      if (m.addresses.size() != rails_)
-        throw rdma::NetError("rank " + std::to_string(r) + " (" + m.node + ") has " +
-                             std::to_string(m.addresses.size()) + " rails, rank 0 has " +
-                             std::to_string(rails_));
+    std::set<int> awaited;
+    for (int r = 0; r < world_; ++r) awaited.insert(r);
+    const rdma::Admit admit = [&](const rdma::Socket& c, const std::string& from,
+                                  Clock::time_point by) {
+      rdma::prove_as_acceptor(c, key_, "fleet", from, by);
+      const auto wait =
+          std::max(std::chrono::milliseconds(1),
+                   std::chrono::duration_cast<std::chrono::milliseconds>(by - Clock::now()));
+      const json m = recv_message(c, from, wait, kHelloBytes);
+      const Hello hello = parse_hello(m, world_, rails_, from);
+      rdma::Joiner j;
+      j.rank = hello.rank;
+      j.hello = m.dump();
+      return j;
+    };
+    rdma::DoorOptions door{
+        timeout_,
+        [&](const std::set<int>& missing) {
+          std::string names;
+          for (int r : missing) names += (names.empty() ? "rank " : ", ") + std::to_string(r);
+          return names + " to join the fleet (world size " + std::to_string(world_) + ")";
+        },
+        [&](const std::string& why) {
+          progress_ << "# rendezvous: dropped " << escape_controls(why) << "\n" << std::flush;
+        }};
+    // The hello is parsed again from what the admitting thread kept (it checked it already).
+    rdma::admit_ranks(server, awaited, admit, door, [&](rdma::Joiner j) {
+      const Hello hello =
+          parse_hello(json::parse(j.hello), world_, rails_, "rank " + std::to_string(j.rank));
+      Member& m = members_[static_cast<size_t>(j.rank)];
+      m.control = std::move(j.socket);
+      m.node = hello.node;
+      m.addresses = hello.rails;
+      m.macs = hello.macs;
       m.joined = true;
-    }
+    });
   }
 
   // What rank 0 knows of a run it could not make: which ranks had joined, by node name.
@@ -207,6 +225,16 @@ class Coordinator {
     return v;
   }
 
+  // A listen answer's ports, one per rail; a rank whose answer has another shape is lost.
+  std::optional<std::vector<int>> checked_ports(int r, const json& reply) {
+    try {
+      return parse_ports(reply, rails_, name(r));
+    } catch (const rdma::NetError& e) {
+      members_[static_cast<size_t>(r)].lost = e.what();
+      return std::nullopt;
+    }
+  }
+
   bool slow(const PairResult& r, double median) const {
     return !r.busbw || *r.busbw < median * s_.slow_fraction;
   }
@@ -233,8 +261,12 @@ class Coordinator {
     if (!m.lost.empty()) return std::nullopt;
     try {
       json a = recv_message(m.control, name(r), wait);
+      if (!a.is_object()) throw rdma::NetError(name(r) + " answered with something not an object");
+      if (a.contains("error") && !a["error"].is_string())
+        throw rdma::NetError(name(r) + " answered with an error that is not text");
       if (a.contains("error") && !a.contains("busbw")) {
-        progress_ << "#   " << name(r) << ": " << a["error"].get<std::string>() << "\n";
+        progress_ << "#   " << name(r) << ": " << escape_controls(a["error"].get<std::string>())
+                  << "\n";
         return std::nullopt;
       }
       return a;
@@ -318,7 +350,8 @@ class Coordinator {
       for (int r : g) send(r, {{"op", "listen"}});
     for (const auto& g : groups)
       for (int r : g)
-        if (auto reply = answer(r, timeout_)) ports[r] = reply->at("ports").get<std::vector<int>>();
+        if (auto reply = answer(r, timeout_))
+          if (auto p = checked_ports(r, *reply)) ports[r] = *p;
     // Whoever was sent a ring is read back (see run_round).
     std::vector<std::vector<char>> sent(groups.size());
     for (size_t i = 0; i < groups.size(); ++i) {
@@ -378,7 +411,8 @@ class Coordinator {
       for (int r : {a, b}) send(r, {{"op", "listen"}});
     for (const auto& [a, b] : pairs)
       for (int r : {a, b})
-        if (auto reply = answer(r, timeout_)) ports[r] = reply->at("ports").get<std::vector<int>>();
+        if (auto reply = answer(r, timeout_))
+          if (auto p = checked_ports(r, *reply)) ports[r] = *p;
     // Whoever was sent a pair is read back, even when its partner could not be sent one (it
     // then times out waiting and says so): an unread answer would be taken for the next one.
     std::vector<std::pair<bool, bool>> sent(pairs.size(), {false, false});
@@ -457,12 +491,15 @@ class Coordinator {
       }
       if (!send(node, {{"op", "probe"}, {"rail", rail}, {"targets", targets}})) continue;
       const auto reply = answer(node, timeout_);
-      if (!reply || !reply->contains("heard")) continue;
+      if (!reply || !reply->contains("heard") || !(*reply)["heard"].is_array()) continue;
       // Counted by the NIC that answered, not by the address asked for: under the kernel's
       // default ARP settings a peer's NIC on this leaf answers for all of the peer's addresses.
       std::map<int, int> heard;  // rail -> answers from that rail's NICs
-      for (const auto& mac : reply->at("heard").get<std::vector<std::string>>())
-        if (auto it = rail_of_mac.find(mac); it != rail_of_mac.end()) ++heard[it->second];
+      for (const auto& mac : (*reply)["heard"]) {
+        if (!mac.is_string()) continue;
+        if (auto it = rail_of_mac.find(mac.get<std::string>()); it != rail_of_mac.end())
+          ++heard[it->second];
+      }
       std::string said;
       for (const auto& [k, n] : heard)
         said += " rail " + std::to_string(k) + ": " + std::to_string(n);
@@ -483,6 +520,7 @@ class Coordinator {
   const FleetSettings& s_;
   int world_;
   size_t rails_;
+  const rdma::ChannelKey& key_;
   std::ostream& progress_;
   std::chrono::milliseconds timeout_;
   std::vector<Member> members_;
@@ -501,6 +539,12 @@ void check_settings(const FleetSettings& s, const rdma::Launch& launch) {
     throw std::invalid_argument("-n and --timeout are at least 1, -w at least 0");
   if (s.mode != "pairwise" && s.mode != "bisect")
     throw std::invalid_argument("--mode is pairwise or bisect, not '" + s.mode + "'");
+  // The name goes into node patches and printed kubectl lines, and rank 0 refuses a hello
+  // without a proper one.
+  if (!is_dns1123_subdomain(s.node_name))
+    throw std::invalid_argument("--node-name '" + escape_controls(s.node_name) +
+                                "' is not a Kubernetes node name (RFC 1123: lower case letters, "
+                                "digits, '-' and '.')");
 }
 
 std::string message_of(const std::exception_ptr& e) {
@@ -527,7 +571,7 @@ FleetReport coordinate(const FleetSettings& s, const rdma::Launch& launch, const
       served = std::current_exception();
     }
   });
-  Coordinator c(s, launch.world, rails.addresses.size(), progress);
+  Coordinator c(s, launch.world, rails.addresses.size(), rails.key, progress);
   FleetReport report;
   try {
     c.join(server);

@@ -12,9 +12,13 @@ cleanup() {
   kubectl delete -k "$here/overlay-validate" --ignore-not-found --wait=true --timeout 60s >/dev/null 2>&1 || true
   kubectl delete -k "$here/overlay-fleet" --ignore-not-found --wait=true --timeout 60s >/dev/null 2>&1 || true
   k delete pods -l batch.kubernetes.io/job-name --wait=true --timeout 60s >/dev/null 2>&1 || true
+  k delete secret railyard-validate-token --ignore-not-found >/dev/null 2>&1 || true
   rm -rf "$W/fleet"
 }
 trap cleanup EXIT
+# The ranks' shared secret, made for this run as manifests/README.md tells users to.
+k create secret generic railyard-validate-token \
+  --from-literal=token="$(head -c 32 /dev/urandom | base64 -w0)" >/dev/null
 for p in $(ports); do tc qdisc add dev "$p" root tbf rate 200mbit burst 64kb latency 100ms; done
 
 finished() { # <job>: Complete or Failed

@@ -226,14 +226,44 @@ check("the fleet pods pass only flags railyard-validate fleet takes", () => {
   assert(args[0] === "fleet", `the fleet Job runs ${args[0]}`);
   for (const f of flagsOf(args)) assert(h.includes(f), `${f} is not a railyard-validate fleet flag`);
 });
-check("the liveness probe and the port are the metrics address", () => {
+check("the liveness probe and the port are the metrics address, on the node's own address", () => {
   const addr = dpc.args.find((a) => a.startsWith("--metrics-addr=")).split("=")[1];
   const port = Number(addr.split(":").pop());
+  assert(addr.startsWith("[$(HOST_IP)]:"), `metrics on ${addr}, not the node's address`);
+  const hostIp = dpc.env.find((e) => e.name === "HOST_IP");
+  assert(hostIp?.valueFrom?.fieldRef?.fieldPath === "status.hostIP", "HOST_IP is not status.hostIP");
   assert(dpc.livenessProbe.httpGet.path === "/healthz" && dpc.livenessProbe.httpGet.port === port, "liveness probe");
   assert(dpc.ports[0].containerPort === port, "containerPort");
 });
 
 const dra = find("DaemonSet", "railyard-dra-driver");
+check("the validation Jobs prove a per-run Secret's token on every connection", () => {
+  const specs = [["Job/railyard-validate", find("Job", "railyard-validate").spec.template.spec],
+    ["Job/railyard-validate-fleet", find("Job", "railyard-validate-fleet").spec.template.spec],
+    ["MPIJob workers", find("MPIJob", "railyard-validate-mpi").spec.mpiReplicaSpecs.Worker.template.spec]];
+  for (const [what, spec] of specs) {
+    const vol = spec.volumes.find((v) => v.name === "token");
+    assert(vol?.secret?.secretName === "railyard-validate-token", `${what}: no token Secret`);
+    const m = spec.containers[0].volumeMounts.find((v) => v.name === "token");
+    assert(m?.mountPath === "/etc/railyard-token" && m.readOnly, `${what}: token not mounted read-only`);
+  }
+  for (const name of ["railyard-validate", "railyard-validate-fleet"]) {
+    const env = find("Job", name).spec.template.spec.containers[0].env;
+    assert(env.some((e) => e.name === "RAILYARD_TOKEN_FILE" && e.value === "/etc/railyard-token/token"), `${name}: RAILYARD_TOKEN_FILE`);
+  }
+  const launcher = find("MPIJob", "railyard-validate-mpi").spec.mpiReplicaSpecs.Launcher.template.spec.containers[0].args;
+  assert(launcher.includes("RAILYARD_TOKEN_FILE=/etc/railyard-token/token"), "mpirun does not pass RAILYARD_TOKEN_FILE");
+});
+check("both DaemonSets install the CNI node policy from the ConfigMap into the node's /etc/railyard", () => {
+  const policy = JSON.parse(find("ConfigMap", "railyard-config").data["cni-policy.json"]);
+  assert(policy.stateDir && policy.draDir && policy.logDir && Array.isArray(policy.netdevs), JSON.stringify(policy));
+  for (const d of [ds, dra]) {
+    const init = d.spec.template.spec.initContainers.find((c) => c.name === "install-cni");
+    assert(init.args.join(" ").includes("/host/etc/railyard/cni-policy.json"), `${d.metadata.name}: policy not installed`);
+    const vol = d.spec.template.spec.volumes.find((v) => v.name === "cni-policy");
+    assert(vol?.hostPath?.path === "/etc/railyard", `${d.metadata.name}: policy folder ${vol?.hostPath?.path}`);
+  }
+});
 check("the DRA DaemonSet passes only flags railyard-dra-driver run takes, NODE_NAME from the node", () => {
   const c = dra.spec.template.spec.containers[0];
   assert(c.args[0] === "run", `runs ${c.args[0]}`);
@@ -337,14 +367,17 @@ check("the pods run binaries the image has, from one image", () => {
   assert(copied.includes(path.basename(bench)), `validate.json runs ${bench}, which the image does not have`);
 });
 
-check("least privilege: no API token for the device plugin or the fleet, the validator may only get and patch nodes, the DRA driver only its slices, get nodes and claims, and its own entries in claim status", () => {
+check("least privilege: no API token for the device plugin, the validator or the fleet, the DRA driver only its slices, get nodes and claims, and its own entries in claim status", () => {
   assert(find("ServiceAccount", "railyard-device-plugin").automountServiceAccountToken === false, "device plugin SA mounts a token");
   assert(ds.spec.template.spec.automountServiceAccountToken === false, "the DaemonSet mounts a token");
-  const role = find("ClusterRole", "railyard-validate");
-  assert(JSON.stringify(role.rules) === JSON.stringify([{ apiGroups: [""], resources: ["nodes"], verbs: ["get", "patch"] }]), JSON.stringify(role.rules));
+  assert(!all.some((o) => o.kind === "ClusterRole" && o.metadata.name === "railyard-validate"), "the validator has a role it does not use");
+  assert(find("ServiceAccount", "railyard-validate").automountServiceAccountToken === false, "validator SA mounts a token");
+  assert(find("Job", "railyard-validate").spec.template.spec.automountServiceAccountToken === false, "the validation Job mounts a token");
+  for (const [role, r] of Object.entries(find("MPIJob", "railyard-validate-mpi").spec.mpiReplicaSpecs))
+    assert(r.template.spec.automountServiceAccountToken === false, `the MPIJob's ${role} mounts a token`);
   const draRole = find("ClusterRole", "railyard-dra-driver");
   assert(JSON.stringify(draRole.rules) === JSON.stringify([
-    { apiGroups: ["resource.k8s.io"], resources: ["resourceslices"], verbs: ["get", "list", "watch", "create", "update", "patch", "delete"] },
+    { apiGroups: ["resource.k8s.io"], resources: ["resourceslices"], verbs: ["get", "list", "create", "update", "delete"] },
     { apiGroups: ["resource.k8s.io"], resources: ["resourceclaims"], verbs: ["get"] },
     { apiGroups: ["resource.k8s.io"], resources: ["resourceclaims/status"], verbs: ["update"] },
     { apiGroups: ["resource.k8s.io"], resourceNames: ["railyard.io"], resources: ["resourceclaims/driver"], verbs: ["associated-node:update"] },

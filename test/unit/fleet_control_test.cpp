@@ -1,16 +1,23 @@
 // railyard-validate fleet's moving parts over loopback: the control messages, a pair test, a
 // whole 3-rank fleet in threads, and the bits of the ARP probe that need no second node (the
 // probe itself runs on the simulated fleet, test/fleet/fleet_sim_test.sh).
+#include <sys/socket.h>
+
 #include <catch2/catch.hpp>
+#include <fstream>
 #include <sstream>
 #include <thread>
 
 #include "nccl-tests-wrapper/fleet/classify.h"
 #include "nccl-tests-wrapper/fleet/control.h"
+#include "nccl-tests-wrapper/fleet/messages.h"
 #include "nccl-tests-wrapper/fleet/pair.h"
 #include "nccl-tests-wrapper/fleet/probe.h"
 #include "nccl-tests-wrapper/fleet/run.h"
+#include "rdma/transport/channel_auth.h"
+#include "rdma/transport/frame.h"
 #include "rdma/transport/socket.h"
+#include "test/support/temp_dir.h"
 
 using namespace railyard;
 using namespace railyard::validate;
@@ -215,4 +222,155 @@ TEST_CASE("fleet: a rank that never joins is named in rank 0's report, with who 
   CHECK(report->missing == std::vector<int>{2});
   CHECK(report->nodes == std::vector<std::string>{"node-0", "node-1", ""});
   CHECK(fleet_json(*report)["verdict"] == "could not run");
+}
+
+TEST_CASE("fleet: strangers at the rendezvous are dropped and the fleet finishes healthy",
+          "[validate][fleet]") {
+  railyard::testing::TempDir dir;
+  const std::string token = (dir.path() / "token").string();
+  std::ofstream(token) << "a-secret-of-32-bytes-for-this-run\n";
+  std::ofstream(dir.path() / "wrong") << "another-secret-not-the-one-in-use\n";
+  const auto key = rdma::ChannelKey::from_file(token);
+  const auto wrong = rdma::ChannelKey::from_file((dir.path() / "wrong").string());
+  rdma::Socket probe = rdma::Socket::listen_on("127.0.0.1", 0);
+  const int port = probe.local_port();
+  probe = rdma::Socket();
+  std::vector<FleetSettings> settings(3);
+  for (int r = 0; r < 3; ++r) {
+    settings[r].bench = small("127.0.0.1,127.0.0.1");
+    settings[r].bench.rank = r;
+    settings[r].bench.world = 3;
+    settings[r].bench.timeout_s = 20;
+    settings[r].bench.rendezvous = "127.0.0.1:" + std::to_string(port);
+    settings[r].bench.token_file = token;
+    settings[r].node_name = "node-" + std::to_string(r);
+    settings[r].probe = false;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  std::ostringstream progress;
+  std::optional<FleetReport> report;
+  std::thread zero([&] { report = run_fleet(settings[0], progress); });
+  auto stranger = [&] { return rdma::Socket::connect_to({"127.0.0.1", port}, "", 10s, "rank 0"); };
+  auto hello = [&](const rdma::ChannelKey& k, const std::string& text) {
+    rdma::Socket s = stranger();
+    try {
+      rdma::prove_as_connector(s, k, "fleet", "rank 0", std::chrono::steady_clock::now() + 10s);
+      rdma::send_frame(s, text, "rank 0");
+      char b;
+      return ::recv(s.fd(), &b, 1, 0) == 0 ? std::string("closed") : std::string("answered");
+    } catch (const rdma::NetError& e) {
+      return std::string(e.what());
+    }
+  };
+  const std::string good_rails = R"("rails": ["127.0.0.1", "127.0.0.1"])";
+  // Before any rank: junk, a silent socket, a forged join for rank 1, deeply nested JSON, a
+  // node name no kubectl command could take, and a rank out of range.
+  rdma::Socket junk = stranger();
+  const std::string garbage(300, 'j');
+  junk.send_all(garbage.data(), garbage.size(), "rank 0");
+  rdma::Socket silent = stranger();
+  const std::string forged =
+      hello(wrong, R"({"rank": 1, "world": 3, "node": "evil", )" + good_rails + "}");
+  const std::string nested = hello(key, std::string(5000, '[') + std::string(5000, ']'));
+  const std::string bad_name = hello(
+      key, R"({"rank": 2, "world": 3, "node": "x;kubectl delete node --all", )" + good_rails + "}");
+  const std::string out_of_range =
+      hello(key, R"({"rank": 7, "world": 3, "node": "node-7", )" + good_rails + "}");
+  std::vector<std::thread> others;
+  for (int r = 1; r < 3; ++r)
+    others.emplace_back([&, r] {
+      std::ostringstream quiet;
+      run_fleet(settings[r], quiet);
+    });
+  for (auto& t : others) t.join();
+  zero.join();
+  REQUIRE(report);
+  INFO(progress.str());
+  CHECK(report->could_not_run.empty());
+  CHECK(report->nodes == std::vector<std::string>{"node-0", "node-1", "node-2"});
+  CHECK(report->culprits.empty());
+  CHECK(std::chrono::steady_clock::now() - t0 < 15s);  // the silent one held up nobody
+  CHECK_THAT(forged, Catch::Contains("at the token check"));
+  CHECK(nested == "closed");
+  CHECK(bad_name == "closed");
+  CHECK(out_of_range == "closed");
+  const std::string p = progress.str();
+  CHECK_THAT(p, Catch::Contains("did not prove the shared token"));
+  CHECK_THAT(p, Catch::Contains("nested deeper than 16"));
+  CHECK_THAT(p, Catch::Contains(
+                    "a node name that is not an RFC 1123 name: 'x;kubectl delete node --all'"));
+  CHECK_THAT(p, Catch::Contains("a rank that is not an integer from 0 to 2"));
+}
+
+TEST_CASE("fleet messages: every field checked", "[validate][fleet]") {
+  using nlohmann::json;
+  const std::string from = "rank 0";
+  const json hello = {{"rank", 1},
+                      {"world", 3},
+                      {"node", "gpu-a.rack1"},
+                      {"rails", json::array({"10.0.0.1", "10.1.0.1"})},
+                      {"macs", json::array({"02:00:00:00:00:01", "02:00:00:00:00:02"})}};
+  const Hello h = parse_hello(hello, 3, 2, from);
+  CHECK(h.rank == 1);
+  CHECK(h.node == "gpu-a.rack1");
+  CHECK(h.macs.size() == 2);
+  auto bad_hello = [&](const char* key, const json& v, const std::string& says) {
+    json m = hello;
+    m[key] = v;
+    CHECK_THROWS_WITH(parse_hello(m, 3, 2, from), Catch::Contains(says));
+  };
+  bad_hello("rank", 3, "a rank that is not an integer from 0 to 2");
+  bad_hello("rank", "1", "a rank that is not an integer");
+  bad_hello("world", 4, "a world size of 4, not 3");
+  bad_hello("node", "Node_A", "not an RFC 1123 name");
+  bad_hello("node", std::string(300, 'a'), "a node name that is not a string of at most 253");
+  bad_hello("rails", json::array({"10.0.0.1"}), "does not hold 2 (one per rail)");
+  bad_hello("rails", json::array({"10.0.0.1", "host"}), "not an IPv4 address: 'host'");
+  bad_hello("macs", json::array({"02:00:00:00:00:01", "zz"}), "a MAC that is not one");
+
+  const json pair = {
+      {"op", "pair"},
+      {"role", 1},
+      {"peer", json::array({json::array({"10.0.0.2", 4000}), json::array({"10.1.0.2", 4001})})},
+      {"name", "rank 2 (b)"}};
+  CHECK(parse_pair(pair, 2, from).peer[1].port == 4001);
+  json p = pair;
+  p["peer"] = json::array({json::array({"10.0.0.2", 4000})});  // fewer endpoints than rails
+  CHECK_THROWS_WITH(parse_pair(p, 2, from), Catch::Contains("does not hold 2"));
+  p = pair;
+  p["role"] = 2;
+  CHECK_THROWS_WITH(parse_pair(p, 2, from),
+                    Catch::Contains("a role that is not an integer from 0 to 1"));
+  p = pair;
+  p["peer"][0][1] = 70000;
+  CHECK_THROWS_WITH(parse_pair(p, 2, from),
+                    Catch::Contains("a port that is not an integer from 1 to 65535"));
+
+  const json ring = {{"op", "ring"},
+                     {"index", 1},
+                     {"table", json::array({json::array({json::array({"10.0.0.1", 4000})}),
+                                            json::array({json::array({"10.0.0.2", 4000})})})},
+                     {"names", {"a", "b"}}};
+  CHECK(parse_ring(ring, 1, from).table.size() == 2);
+  json r = ring;
+  r["index"] = 2;
+  CHECK_THROWS_WITH(parse_ring(r, 1, from),
+                    Catch::Contains("a ring index that is not an integer from 0 to 1"));
+  r = ring;
+  r["table"] = json::array({json::array({json::array({"10.0.0.1", 4000})})});
+  CHECK_THROWS_WITH(parse_ring(r, 1, from), Catch::Contains("2 or more members"));
+
+  const json probe = {
+      {"op", "probe"}, {"rail", 1}, {"targets", json::array({"10.1.0.2"})}, {"wait_ms", 200}};
+  CHECK(parse_probe(probe, 2, from).rail == 1);
+  json q = probe;
+  q["rail"] = 2;
+  CHECK_THROWS_WITH(parse_probe(q, 2, from),
+                    Catch::Contains("a rail that is not an integer from 0 to 1"));
+
+  CHECK(parse_ports({{"ports", json::array({4000, 4001})}}, 2, from) ==
+        std::vector<int>{4000, 4001});
+  CHECK_THROWS_WITH(parse_ports({{"ports", json::array({4000})}}, 2, from),
+                    Catch::Contains("does not hold 2"));
+  CHECK_THROWS_WITH(parse_ports(json::array(), 2, from), Catch::Contains("without 'ports'"));
 }
