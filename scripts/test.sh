@@ -27,15 +27,18 @@ build-release/bin/railyard-bench --version
 echo "== tests"
 (cd build-release && ctest --output-on-failure -j "$jobs" -LE cluster)
 
-echo "== fuzz: CNI inputs, ${FUZZ_SECONDS:-30} s (libFuzzer, clang, ASan+UBSan)"
+echo "== fuzz: CNI inputs and peers' messages, ${FUZZ_SECONDS:-30} s each (libFuzzer, clang, ASan+UBSan)"
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRAILYARD_FUZZ=ON >/dev/null
-cmake --build build-fuzz -j "$jobs" --target cni_input_fuzz
-corpus=$(mktemp -d)
-cp test/fuzz/corpus/* "$corpus/"
-build-fuzz/bin/cni_input_fuzz -max_total_time="${FUZZ_SECONDS:-30}" -artifact_prefix=build-fuzz/ "$corpus" \
-  2>build-fuzz/fuzz.log || { tail -40 build-fuzz/fuzz.log; rm -rf "$corpus"; exit 1; }
-rm -rf "$corpus"
-tail -1 build-fuzz/fuzz.log
+cmake --build build-fuzz -j "$jobs" --target cni_input_fuzz peer_input_fuzz
+for target in cni_input_fuzz:corpus peer_input_fuzz:peer-corpus; do
+  name=${target%%:*} seeds=${target#*:}
+  corpus=$(mktemp -d)
+  cp "test/fuzz/$seeds"/* "$corpus/"
+  "build-fuzz/bin/$name" -max_total_time="${FUZZ_SECONDS:-30}" -artifact_prefix=build-fuzz/ "$corpus" \
+    2>"build-fuzz/$name.log" || { tail -40 "build-fuzz/$name.log"; rm -rf "$corpus"; exit 1; }
+  rm -rf "$corpus"
+  echo "$name: $(tail -1 "build-fuzz/$name.log")"
+done
 
 # The image users deploy, built offline and checked from inside, then run by the cluster tests: a
 # one-node Kubernetes (test/cluster/; its programs are built once and cached under /var/cache).
