@@ -455,7 +455,7 @@ void cmd_del(const Request& req) {
   pause_point("del-before-lock");
   std::optional<DeviceLock> lock;
   for (;;) {
-    const std::string key = st->pci.empty() ? "netdev-" + st->host_name : st->pci;
+    const std::string key = st->lock_key();
     lock.emplace(conf.state_dir, key);
     st = store.load_or_set_aside(req.env.container_id, req.env.ifname);
     if (!st) {
@@ -463,7 +463,7 @@ void cmd_del(const Request& req) {
                    req.env.ifname);
       return;
     }
-    if ((st->pci.empty() ? "netdev-" + st->host_name : st->pci) == key) break;
+    if (st->lock_key() == key) break;
     lock.reset();  // re-added on another device meanwhile: lock that one
   }
   release(*st, req.env, req.policy.ipam_timeout);
@@ -536,7 +536,7 @@ void cmd_gc(const Request& req) {
     });
     if (keep) continue;
     spdlog::info("GC {}/{}: not a valid attachment, releasing it", st.container_id, st.ifname);
-    DeviceLock lock(conf.state_dir, st.pci.empty() ? "netdev-" + st.host_name : st.pci);
+    DeviceLock lock(conf.state_dir, st.lock_key());
     Env env = req.env;
     env.container_id = st.container_id;
     env.ifname = st.ifname;

@@ -30,6 +30,8 @@ struct AttachmentState {
   // DEL then releases only the IPAM lease and the record.
   std::string boot_id;
 
+  // The device's lock, as Device::lock_key() names it.
+  std::string lock_key() const { return pci.empty() ? "netdev-" + host_name : pci; }
   nlohmann::json to_json() const;
   static AttachmentState from_json(const nlohmann::json& j);
 };

@@ -6,7 +6,7 @@
 //    "deviceID": "0000:19:00.2",   // or the VF (Multus injects it): its rail from topology/
 //    "tableBase": 100, "priorityBase": 1000,
 //    "defaultRouteWithoutGateway": true,
-//    "logLevel": "info", "logFile": "/var/log/railyard-sbr.log",
+//    "logLevel": "info", "logFile": "/var/log/railyard/railyard-sbr.log",
 //    "prevResult": {...}}
 // With none of table/rail/deviceID, ADD takes the first table >= tableBase that no route or rule
 // uses (as the reference does, rules included), and DEL/CHECK find it from the address's rule.
