@@ -24,7 +24,9 @@ before=\$(ip -d -j link show dev eth1 | python3 -c 'import json,sys; l=json.load
 conf='{\"cniVersion\": \"1.1.0\", \"name\": \"rail1\", \"type\": \"railyard-cni\", \"deviceID\": \"'\$pci'\",
   \"ipam\": {\"type\": \"host-local\", \"dataDir\": \"/tmp/cni-ipam\",
   \"ranges\": [[{\"subnet\": \"10.101.0.0/24\", \"rangeStart\": \"10.101.0.10\", \"rangeEnd\": \"10.101.0.20\"}]]}}'
-echo '{\"stateDir\": \"/tmp/cni-state\"}' >/tmp/cni-policy.json
+# The node policy: this lab's state directory, and eth1 by name: rxe leaves with its netdev's
+# move on 6.1, so for the ADDs after the first eth1 is a plain NIC, not a rail function.
+echo '{\"stateDir\": \"/tmp/cni-state\", \"netdevs\": [\"eth1\"]}' >/tmp/cni-policy.json
 export RAILYARD_CNI_POLICY=/tmp/cni-policy.json
 cni() { echo \"\$conf\" | CNI_COMMAND=\$1 CNI_CONTAINERID=\$2 CNI_NETNS=/var/run/netns/pod CNI_IFNAME=net1 \
   CNI_PATH=/usr/lib/cni $bin/railyard-cni; }
