@@ -119,10 +119,10 @@ class Coordinator {
         progress_(progress),
         timeout_(std::chrono::seconds(s.bench.timeout_s)) {}
 
-  // Takes joiners one at a time until every rank is in or the timeout passes. A connection
-  // that fails the token, sends junk or a hello of the wrong shape, stays silent, or claims a
-  // rank that has joined already is dropped with a line in the progress, and the fleet goes on
-  // waiting for the real rank.
+  // Admits joiners, each in a thread of its own (rdma/transport/admission.h), until every rank is
+  // in or the timeout passes. A connection that fails the token, sends junk or a hello of the
+  // wrong shape, stays silent, or claims a rank that has joined already is dropped with a line in
+  // the progress, and the fleet goes on waiting for the real rank.
   void join(const rdma::Socket& server) {
     members_.resize(static_cast<size_t>(world_));
     std::set<int> awaited;
@@ -140,13 +140,8 @@ class Coordinator {
       j.hello = m.dump();
       return j;
     };
-    rdma::DoorOptions door{
-        timeout_,
-        [&](const std::set<int>& missing) {
-          std::string names;
-          for (int r : missing) names += (names.empty() ? "rank " : ", ") + std::to_string(r);
-          return names + " to join the fleet (world size " + std::to_string(world_) + ")";
-        },
+    const rdma::DoorOptions door{
+        timeout_, "to join the fleet (world size " + std::to_string(world_) + ")",
         [&](const std::string& why) {
           progress_ << "# rendezvous: dropped " << escape_controls(why) << "\n" << std::flush;
         }};

@@ -103,14 +103,8 @@ Table exchange_endpoints(int rank, int world, const Endpoint& rendezvous,
     j.hello = encode(l.rank, world, l.eps);
     return j;
   };
-  DoorOptions door{timeout,
-                   [&](const std::set<int>& missing) {
-                     std::string names;
-                     for (int r : missing)
-                       names += (names.empty() ? "rank " : ", ") + std::to_string(r);
-                     return names + " to join (world size " + std::to_string(world) + ")";
-                   },
-                   [](const std::string& why) { dropped("rendezvous: dropped " + why); }};
+  const DoorOptions door{timeout, "to join (world size " + std::to_string(world) + ")",
+                         [](const std::string& why) { dropped("rendezvous: dropped " + why); }};
   std::vector<Socket> peers;
   admit_ranks(server, awaited, admit, door, [&](Joiner j) {
     table[static_cast<size_t>(j.rank)] =

@@ -91,9 +91,12 @@ void admit_ranks(const Socket& server, std::set<int> awaited, const Admit& admit
       }
       if (awaited.empty()) break;
       const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());
-      if (left.count() <= 0)
+      if (left.count() <= 0) {
+        std::string names;
+        for (int r : awaited) names += (names.empty() ? "rank " : ", ") + std::to_string(r);
         throw NetError("timed out after " + std::to_string(options.timeout.count() / 1000) +
-                       " s waiting for " + options.waiting_for(awaited));
+                       " s waiting for " + names + " " + options.to_join);
+      }
       pollfd fds[2] = {{server.fd(), POLLIN, 0}, {wake.fd[0], POLLIN, 0}};
       const int r = ::poll(fds, 2, static_cast<int>(left.count()));
       if (r < 0 && errno != EINTR) throw NetError(std::string("poll: ") + std::strerror(errno));

@@ -28,8 +28,9 @@ using Admit = std::function<Joiner(const Socket& s, const std::string& from,
 
 struct DoorOptions {
   std::chrono::milliseconds timeout;  // for every awaited rank to be in
-  // "rank 1, rank 2 to join (world size 3)" from the ranks still missing, for the timeout's error.
-  std::function<std::string(const std::set<int>& missing)> waiting_for;
+  // What the ranks still missing are awaited for, after their names in the timeout's error:
+  // "timed out after 60 s waiting for rank 1, 2 <to_join>".
+  std::string to_join;
   std::function<void(const std::string& why)> dropped;  // one line per connection turned away
 };
 

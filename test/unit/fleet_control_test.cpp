@@ -288,7 +288,10 @@ TEST_CASE("fleet: strangers at the rendezvous are dropped and the fleet finishes
   INFO(progress.str());
   CHECK(report->could_not_run.empty());
   CHECK(report->nodes == std::vector<std::string>{"node-0", "node-1", "node-2"});
-  CHECK(report->culprits.empty());
+  // Every pair measured on every rail (whether a pair is judged slow on a busy 2-core machine is
+  // not this test's business).
+  CHECK(report->results.size() == 3 * 2);
+  for (const auto& r : report->results) CHECK(r.busbw.value_or(0) > 0);
   CHECK(std::chrono::steady_clock::now() - t0 < 15s);  // the silent one held up nobody
   CHECK_THAT(forged, Catch::Contains("at the token check"));
   CHECK(nested == "closed");
