@@ -3,16 +3,13 @@
 #include <regex>
 #include <set>
 
+#include "common/k8s_names.h"
 #include "dra/slices.h"
 
 namespace railyard::dra {
 namespace {
 
 using nlohmann::json;
-
-bool is_alnum(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-}
 
 bool is_c_identifier(std::string_view s) {
   static const std::regex re("[A-Za-z_][A-Za-z0-9_]*");
@@ -45,7 +42,7 @@ void check_capacity(const std::string& where, const json& v, std::vector<std::st
 
 void check_device(const json& d, std::set<std::string>& names, std::vector<std::string>& out) {
   const std::string name = d.value("name", "");
-  if (!is_dns_label(name)) out.push_back("device name \"" + name + "\" is not a DNS label");
+  if (!is_dns1123_label(name)) out.push_back("device name \"" + name + "\" is not a DNS label");
   if (!names.insert(name).second) out.push_back("device name \"" + name + "\" appears twice");
   const json attrs = d.value("attributes", json::object());
   const json cap = d.value("capacity", json::object());
@@ -65,30 +62,13 @@ void check_device(const json& d, std::set<std::string>& names, std::vector<std::
 
 }  // namespace
 
-bool is_dns_label(std::string_view s) {
-  if (s.empty() || s.size() > 63 || !is_alnum(s.front()) || !is_alnum(s.back())) return false;
-  for (char c : s)
-    if (!is_alnum(c) && c != '-') return false;
-  return true;
-}
-
-bool is_dns_subdomain(std::string_view s) {
-  if (s.empty() || s.size() > 253) return false;
-  for (size_t start = 0;;) {
-    const size_t dot = s.find('.', start);
-    if (!is_dns_label(s.substr(start, dot - start))) return false;
-    if (dot == std::string_view::npos) return true;
-    start = dot + 1;
-  }
-}
-
 bool is_qualified_name(std::string_view s) {
   const size_t slash = s.find('/');
   const auto id = slash == std::string_view::npos ? s : s.substr(slash + 1);
   if (id.size() > 32 || !is_c_identifier(id)) return false;
   if (slash == std::string_view::npos) return true;
   const auto domain = s.substr(0, slash);
-  return domain.size() <= 63 && is_dns_subdomain(domain);
+  return domain.size() <= 63 && is_dns1123_subdomain(domain);
 }
 
 std::vector<std::string> validate_slice(const json& slice) {
@@ -97,7 +77,7 @@ std::vector<std::string> validate_slice(const json& slice) {
       slice.value("kind", "") != "ResourceSlice")
     out.push_back("not a resource.k8s.io/v1 ResourceSlice");
   const json spec = slice.value("spec", json::object());
-  if (!is_dns_subdomain(spec.value("driver", "")))
+  if (!is_dns1123_subdomain(spec.value("driver", "")))
     out.push_back("spec.driver is not a DNS subdomain");
   const json pool = spec.value("pool", json::object());
   if (pool.value("name", "").empty()) out.push_back("spec.pool.name is empty");

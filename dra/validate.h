@@ -9,10 +9,7 @@
 
 namespace railyard::dra {
 
-// RFC 1123 label: at most 63 of [a-z0-9-], alphanumeric at both ends (a device name).
-bool is_dns_label(std::string_view s);
-// RFC 1123 subdomain: dot-separated labels, at most 253 characters (driver, object names).
-bool is_dns_subdomain(std::string_view s);
+// Device, driver and object names are RFC 1123 labels and subdomains: common/k8s_names.h.
 // An attribute or capacity name: "<DNS subdomain of at most 63>/<C identifier of at most 32>",
 // or the identifier alone (then the driver's domain is implied).
 bool is_qualified_name(std::string_view s);

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <set>
 
+#include "common/k8s_names.h"
 #include "dra/slices.h"
 #include "dra/validate.h"
 #include "test/support/fixture_node.h"
@@ -252,12 +253,12 @@ TEST_CASE("unhealthy devices are dropped, or marked when asked", "[dra][health]"
 }
 
 TEST_CASE("names the API server checks", "[dra][validate]") {
-  CHECK(is_dns_label("gpu-0000-18-00-0"));
-  CHECK_FALSE(is_dns_label("GPU-0"));
-  CHECK_FALSE(is_dns_label("-a"));
-  CHECK_FALSE(is_dns_label(std::string(64, 'a')));
-  CHECK(is_dns_subdomain("railyard.io"));
-  CHECK_FALSE(is_dns_subdomain("railyard..io"));
+  CHECK(railyard::is_dns1123_label("gpu-0000-18-00-0"));
+  CHECK_FALSE(railyard::is_dns1123_label("GPU-0"));
+  CHECK_FALSE(railyard::is_dns1123_label("-a"));
+  CHECK_FALSE(railyard::is_dns1123_label(std::string(64, 'a')));
+  CHECK(railyard::is_dns1123_subdomain("railyard.io"));
+  CHECK_FALSE(railyard::is_dns1123_subdomain("railyard..io"));
   CHECK(is_qualified_name("railyard.io/pcieTopSwitch"));
   CHECK(is_qualified_name("resource.kubernetes.io/pciBusID"));
   CHECK(is_qualified_name("healthy"));
