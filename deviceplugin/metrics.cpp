@@ -33,6 +33,9 @@ void Metrics::count_registration(const std::string& resource, bool ok) {
   std::lock_guard lk(mu_);
   auto& c = counters_[resource];
   ++(ok ? c.registrations : c.registration_errors);
+  // The gauge follows at once rather than at the next health pass; a pool the passes have not
+  // published yet gets no row until they do.
+  if (auto it = gauges_.pools.find(resource); it != gauges_.pools.end()) it->second.registered = ok;
 }
 
 std::string Metrics::render() const {
