@@ -91,14 +91,69 @@ constexpr size_t kMaxConnections = 64;
 constexpr uint32_t kHeaderLimit = 8 * 1024;
 constexpr uint64_t kBodyLimit = 1024;
 
+using Request = http::request<http::string_body>;
+using Response = http::response<http::string_body>;
+
+void limit(http::request_parser<http::string_body>& parser) {
+  parser.header_limit(kHeaderLimit);
+  parser.body_limit(kBodyLimit);
+}
+
+void answer(const Request& req, Response& res, const Metrics& metrics,
+            const std::function<bool()>& healthy) {
+  res.version(req.version());
+  res.keep_alive(false);
+  res.result(http::status::ok);
+  const auto target = req.target();
+  if (req.method() != http::verb::get && req.method() != http::verb::head) {
+    res.result(http::status::method_not_allowed);
+    res.body() = "GET only\n";
+  } else if (target == "/metrics") {
+    res.set(http::field::content_type, "text/plain; version=0.0.4; charset=utf-8");
+    res.body() = metrics.render();
+  } else if (target == "/healthz") {
+    const bool ok = healthy();
+    res.result(ok ? http::status::ok : http::status::service_unavailable);
+    res.body() = ok ? "ok\n" : "not serving\n";
+  } else {
+    res.result(http::status::not_found);
+    res.body() = "/metrics or /healthz\n";
+  }
+  res.prepare_payload();
+}
+
 }  // namespace
+
+std::string answer_request_bytes(std::string_view request, const Metrics& metrics,
+                                 const std::function<bool()>& healthy) {
+  http::request_parser<http::string_body> parser;
+  limit(parser);
+  parser.eager(true);
+  beast::error_code ec;
+  size_t used = 0;
+  while (!parser.is_done() && used < request.size()) {
+    const size_t n = parser.put(asio::buffer(request.data() + used, request.size() - used), ec);
+    if (ec == http::error::need_more) break;
+    if (ec || n == 0) return "";
+    used += n;
+  }
+  if (!parser.is_done()) {
+    // The client closed after its last byte: a body without a length ends here.
+    parser.put_eof(ec);
+    if (ec || !parser.is_done()) return "";
+  }
+  Response res;
+  answer(parser.get(), res, metrics, healthy);
+  std::ostringstream out;
+  out << res;
+  return out.str();
+}
 
 // One connection: one request, one answer, closed. Runs on the server's single io thread, so the
 // session list needs no lock; each slow client waits on its own, never in front of another.
 struct MetricsServer::Session : std::enable_shared_from_this<Session> {
   Session(tcp::socket s, MetricsServer& server) : stream(std::move(s)), srv(server) {
-    parser.header_limit(kHeaderLimit);
-    parser.body_limit(kBodyLimit);
+    limit(parser);
   }
   void start() {
     stream.expires_after(kRequestDeadline);
@@ -107,26 +162,7 @@ struct MetricsServer::Session : std::enable_shared_from_this<Session> {
   }
   void read(beast::error_code ec) {
     if (ec) return finish();  // timeout, junk, a closed connection, or evicted
-    const auto& req = parser.get();
-    res.version(req.version());
-    res.keep_alive(false);
-    res.result(http::status::ok);
-    const auto target = req.target();
-    if (req.method() != http::verb::get && req.method() != http::verb::head) {
-      res.result(http::status::method_not_allowed);
-      res.body() = "GET only\n";
-    } else if (target == "/metrics") {
-      res.set(http::field::content_type, "text/plain; version=0.0.4; charset=utf-8");
-      res.body() = srv.metrics_.render();
-    } else if (target == "/healthz") {
-      const bool ok = srv.healthy_();
-      res.result(ok ? http::status::ok : http::status::service_unavailable);
-      res.body() = ok ? "ok\n" : "not serving\n";
-    } else {
-      res.result(http::status::not_found);
-      res.body() = "/metrics or /healthz\n";
-    }
-    res.prepare_payload();
+    answer(parser.get(), res, srv.metrics_, srv.healthy_);
     http::async_write(stream, res,
                       [self = shared_from_this()](beast::error_code, size_t) { self->finish(); });
   }
@@ -143,7 +179,7 @@ struct MetricsServer::Session : std::enable_shared_from_this<Session> {
   MetricsServer& srv;
   beast::flat_buffer buf;
   http::request_parser<http::string_body> parser;
-  http::response<http::string_body> res;
+  Response res;
   std::list<std::shared_ptr<Session>>::iterator where;
   bool listed = false;
 };

@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 
 namespace railyard::deviceplugin {
@@ -41,6 +42,12 @@ class Metrics {
   Gauges gauges_;
   std::map<std::string, Counters> counters_;
 };
+
+// The server's answer to `request`, the bytes a client sent, read under the server's limits (8 KiB
+// of headers, 1 KiB of body): the whole HTTP response, or "" where the server would close the
+// connection unanswered (junk, too large, incomplete). The fuzz target's way in.
+std::string answer_request_bytes(std::string_view request, const Metrics& metrics,
+                                 const std::function<bool()>& healthy);
 
 // Serves GET /metrics and GET /healthz on "host:port" (":9408" listens on every address; the
 // manifests bind the node's own address). One thread, every connection asynchronous under one

@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <set>
-#include <sstream>
 
 #include "common/log_escape.h"
+#include "rdma/run/rendezvous_lines.h"
 #include "rdma/transport/admission.h"
 #include "rdma/transport/frame.h"
 
@@ -18,40 +18,6 @@ using Clock = std::chrono::steady_clock;
 // A joining rank's message: small; the table rank 0 sends back: one line per rank.
 constexpr size_t kJoinBytes = 64 * 1024;
 constexpr size_t kTableBytes = 1 << 20;
-
-// "R N host:port host:port ..." per line
-std::string encode(int rank, int world, const std::vector<Endpoint>& eps) {
-  std::string s = std::to_string(rank) + " " + std::to_string(world);
-  for (const auto& e : eps) s += " " + e.to_string();
-  return s;
-}
-
-struct Line {
-  int rank = -1, world = -1;
-  std::vector<Endpoint> eps;
-};
-
-// One line of the table, every field checked: a rank in range, the world size, `rails`
-// endpoints. Throws NetError saying what `from` got wrong.
-Line decode(const std::string& line, int world, size_t rails, const std::string& from) {
-  std::istringstream in(line);
-  Line l;
-  if (!(in >> l.rank >> l.world)) throw NetError(from + " sent no rank and world size");
-  if (l.world != world)
-    throw NetError(from + " says the world size is " + std::to_string(l.world) + ", not " +
-                   std::to_string(world));
-  if (l.rank < 0 || l.rank >= world)
-    throw NetError(from + " claims rank " + std::to_string(l.rank) + ", out of range");
-  for (std::string ep; in >> ep;) {
-    if (l.eps.size() == rails)
-      throw NetError(from + " has more than " + std::to_string(rails) + " rails");
-    l.eps.push_back(Endpoint::parse(ep));
-  }
-  if (l.eps.size() != rails)
-    throw NetError("rank " + std::to_string(l.rank) + " has " + std::to_string(l.eps.size()) +
-                   " rails, this rank has " + std::to_string(rails));
-  return l;
-}
 
 std::chrono::milliseconds left(Clock::time_point deadline) {
   return std::max(std::chrono::milliseconds(0),
@@ -75,21 +41,9 @@ Table exchange_endpoints(int rank, int world, const Endpoint& rendezvous,
     const std::string zero = "rank 0 (rendezvous " + rendezvous.to_string() + ")";
     Socket s = Socket::connect_to(rendezvous, "", timeout);
     prove_as_connector(s, key, "rendezvous", zero, Clock::now() + timeout);
-    send_frame(s, encode(rank, world, mine), zero);
+    send_frame(s, encode_join(rank, world, mine), zero);
     // Rank 0 answers once every rank has joined.
-    std::istringstream all(recv_frame(s, zero, timeout, kTableBytes));
-    std::vector<bool> seen(static_cast<size_t>(world));
-    for (std::string line; std::getline(all, line);) {
-      const Line l = decode(line, world, mine.size(), zero);
-      if (seen[static_cast<size_t>(l.rank)])
-        throw NetError(zero + " sent rank " + std::to_string(l.rank) + " twice");
-      seen[static_cast<size_t>(l.rank)] = true;
-      table[static_cast<size_t>(l.rank)] = l.eps;
-    }
-    for (int r = 0; r < world; ++r)
-      if (!seen[static_cast<size_t>(r)])
-        throw NetError(zero + " sent a table without rank " + std::to_string(r));
-    return table;
+    return decode_table(recv_frame(s, zero, timeout, kTableBytes), world, mine.size(), zero);
   }
   Socket server = Socket::listen_on("", rendezvous.port);
   std::set<int> awaited;
@@ -97,10 +51,10 @@ Table exchange_endpoints(int rank, int world, const Endpoint& rendezvous,
   const Admit admit = [&](const Socket& s, const std::string& from, Clock::time_point by) {
     prove_as_acceptor(s, key, "rendezvous", from, by);
     const auto wait = std::max(std::chrono::milliseconds(1), left(by));
-    const Line l = decode(recv_frame(s, from, wait, kJoinBytes), world, mine.size(), from);
+    const JoinLine l = decode_join(recv_frame(s, from, wait, kJoinBytes), world, mine.size(), from);
     Joiner j;
     j.rank = l.rank;
-    j.hello = encode(l.rank, world, l.eps);
+    j.hello = encode_join(l.rank, world, l.eps);
     return j;
   };
   const DoorOptions door{timeout, "to join (world size " + std::to_string(world) + ")",
@@ -108,11 +62,12 @@ Table exchange_endpoints(int rank, int world, const Endpoint& rendezvous,
   std::vector<Socket> peers;
   admit_ranks(server, awaited, admit, door, [&](Joiner j) {
     table[static_cast<size_t>(j.rank)] =
-        decode(j.hello, world, mine.size(), "rank " + std::to_string(j.rank)).eps;
+        decode_join(j.hello, world, mine.size(), "rank " + std::to_string(j.rank)).eps;
     peers.push_back(std::move(j.socket));
   });
   std::string all;
-  for (int r = 0; r < world; ++r) all += encode(r, world, table[static_cast<size_t>(r)]) + "\n";
+  for (int r = 0; r < world; ++r)
+    all += encode_join(r, world, table[static_cast<size_t>(r)]) + "\n";
   for (const auto& p : peers) send_frame(p, all, "a joined rank");
   return table;
 }

@@ -10,12 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "rdma/run/rendezvous_lines.h"
 #include "rdma/transport/channel_auth.h"
 #include "rdma/transport/socket.h"
 
 namespace railyard::rdma {
-
-using Table = std::vector<std::vector<Endpoint>>;  // [rank][rail]
 
 Table exchange_endpoints(int rank, int world, const Endpoint& rendezvous,
                          const std::vector<Endpoint>& mine, std::chrono::milliseconds timeout,

@@ -1,7 +1,8 @@
 // libFuzzer target for what railyard reads from its peers and from its own files, which a fault
 // or a stranger may have shaped: the fleet's control messages (the JSON parse with its nesting cap,
 // then each message's checks), nccl-tests output and NCCL's logs, railyard-cni's state records
-// and the DRA driver's claim records. The first byte picks the reader; the rest is its input. A
+// and the DRA driver's claim records, the bench's rendezvous lines, and the bytes a client sends
+// the device plugin's metrics port. The first byte picks the reader; the rest is its input. A
 // reader may reject input only with its own error type; anything else (a crash, another
 // exception, a sanitizer report) is a finding.
 #include <cstddef>
@@ -11,10 +12,12 @@
 #include <string>
 
 #include "cni/plugin/state.h"
+#include "deviceplugin/metrics.h"
 #include "dra/prepare.h"
 #include "nccl-tests-wrapper/fleet/messages.h"
 #include "nccl-tests-wrapper/nccl/nccl_log.h"
 #include "nccl-tests-wrapper/nccl/parse.h"
+#include "rdma/run/rendezvous_lines.h"
 #include "rdma/transport/frame.h"
 
 using namespace railyard;
@@ -23,7 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const std::string input(reinterpret_cast<const char*>(data) + 1, size - 1);
   try {
-    switch (data[0] % 5) {
+    switch (data[0] % 7) {
       case 0: {  // a control message, as rank 0 or a rank reads it
         const auto m = rdma::parse_control_json(input, "fuzz");
         // Every reader sees every message: a hello must not pass as an order, and so on.
@@ -56,6 +59,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       case 4: {
         auto j = nlohmann::json::parse(input, nullptr, false);
         if (!j.is_discarded()) dra::PreparedClaim::from_json(j).to_json().dump();
+        break;
+      }
+      case 5:  // a joining rank's line to rank 0, and rank 0's table to a rank
+        for (const int world : {1, 2, 8})
+          for (const size_t rails : {size_t{1}, size_t{4}}) {
+            try {
+              rdma::decode_join(input, world, rails, "fuzz");
+            } catch (const rdma::NetError&) {
+            }
+            try {
+              rdma::decode_table(input, world, rails, "fuzz");
+            } catch (const rdma::NetError&) {
+            }
+          }
+        break;
+      case 6: {  // a client of the metrics port
+        deviceplugin::Metrics m;
+        m.count_allocation("railyard.io/rail0", 1);
+        deviceplugin::answer_request_bytes(input, m, [] { return true; });
         break;
       }
     }
