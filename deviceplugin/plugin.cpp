@@ -99,8 +99,9 @@ View load_view(const PluginOptions& options, const topo::Sysfs& sysfs,
   View v;
   v.config = std::move(config);
   try {
-    const auto rails_path = topo::rails_file_from(options.rails_file);
-    const auto rails = topo::load_rails_config(rails_path, !options.rails_file.empty());
+    // A file named by the flag or RAILYARD_RAILS_FILE must be there: falling back to every RDMA
+    // device would number a storage NIC as a rail.
+    const auto rails = topo::load_node_rails(options.rails_file);
     v.node = std::make_shared<const topo::Node>(topo::discover(sysfs, rails, {.vf_ports = true}));
     v.pools = build_pools(*v.config, *v.node, sysfs.root());
   } catch (const topo::RailsError& e) {

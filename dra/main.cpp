@@ -40,8 +40,7 @@ struct Source {
 };
 
 topo::RailsConfig load_rails(const Source& src) {
-  const bool named = !src.rails_flag.empty() || std::getenv("RAILYARD_RAILS_FILE");
-  return topo::load_rails_config(topo::rails_file_from(src.rails_flag), named);
+  return topo::load_node_rails(src.rails_flag);
 }
 
 topo::Node read_node(const topo::Sysfs& sysfs, const topo::RailsConfig& rails) {

@@ -14,8 +14,7 @@ int run_topo(const std::string& sysfs_flag, const std::string& rails_flag, bool 
   const topo::Sysfs sysfs(topo::sysfs_root_from(sysfs_flag));
   topo::Node node;
   try {
-    const bool named = !rails_flag.empty() || std::getenv("RAILYARD_RAILS_FILE");
-    node = topo::discover(sysfs, topo::load_rails_config(topo::rails_file_from(rails_flag), named));
+    node = topo::discover(sysfs, topo::load_node_rails(rails_flag));
   } catch (const std::exception& e) {
     std::cerr << "railyard topo: " << e.what() << "\n";
     return 2;

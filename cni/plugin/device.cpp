@@ -13,8 +13,7 @@ Device resolve_device(const NetConf& conf) {
   const topo::Sysfs sysfs(topo::sysfs_root_from(""));
   std::optional<topo::ResolvedFunction> fn;
   try {
-    const bool named = std::getenv("RAILYARD_RAILS_FILE") != nullptr;
-    const auto rails = topo::load_rails_config(topo::rails_file_from(""), named);
+    const auto rails = topo::load_node_rails();
     if (!conf.device_id.empty()) {
       fn = topo::resolve_function(sysfs, rails, *topo::PciAddress::parse(conf.device_id));
       if (!fn)

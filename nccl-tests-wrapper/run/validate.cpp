@@ -274,9 +274,7 @@ Report validate_node(const Config& cfg) {
   const topo::Sysfs sysfs(topo::sysfs_root_from(cfg.sysfs_root));
   topo::Node node;
   try {
-    const bool named = !cfg.rails_file.empty() || std::getenv("RAILYARD_RAILS_FILE");
-    node = topo::discover(sysfs,
-                          topo::load_rails_config(topo::rails_file_from(cfg.rails_file), named));
+    node = topo::discover(sysfs, topo::load_node_rails(cfg.rails_file));
   } catch (const std::exception& e) {
     report.verdict = Verdict::kCouldNotRun;
     report.reason = e.what();

@@ -12,10 +12,8 @@ std::optional<int> rail_of_device(const std::string& pci_address) {
     throw cni::CniError(cni::kInvalidConfig, "deviceID '" + pci_address + "' is not a PCI address");
   try {
     const topo::Sysfs sysfs(topo::sysfs_root_from(""));
-    const bool named = std::getenv("RAILYARD_RAILS_FILE") != nullptr;
     // The PFs decide the rail; the node's VFs are never read (topology/discover/resolve.h).
-    const auto fn = topo::resolve_function(
-        sysfs, topo::load_rails_config(topo::rails_file_from(""), named), *addr);
+    const auto fn = topo::resolve_function(sysfs, topo::load_node_rails(), *addr);
     if (!fn || fn->rail < 0) return std::nullopt;
     return fn->rail;
   } catch (const topo::RailsError& e) {

@@ -796,6 +796,23 @@ TEST_CASE("bad configuration stops the start with a clear error", "[deviceplugin
   CHECK(missing.err.find("nope.json: cannot be read") != std::string::npos);
 }
 
+TEST_CASE("a rails file named by RAILYARD_RAILS_FILE must be there, as for the other programs",
+          "[deviceplugin]") {
+  Rig rig;
+  const std::string missing = (rig.dir.path() / "no-rails.json").string();
+  auto dry_run = [&](const std::map<std::string, std::string>& env) {
+    return run({kPlugin, "--sysfs-root", rig.fx.root().string(), "--dry-run"}, env);
+  };
+  // Before: the plugin fell back to every RDMA device as a rail (the storage NICs numbered among
+  // them) where railyard topo, the CNI and the DRA driver refuse.
+  const auto named = dry_run({{"RAILYARD_RAILS_FILE", missing}});
+  CHECK(named.exit_code == 1);
+  CHECK(named.err.find(missing + ": cannot read the rails file") != std::string::npos);
+  const auto given = dry_run({{"RAILYARD_RAILS_FILE", (rig.dir.path() / "rails.json").string()}});
+  INFO(given.err);
+  CHECK(given.exit_code == 0);
+}
+
 TEST_CASE("a pool that matches nothing is a warning, and the others are served", "[deviceplugin]") {
   Rig rig;
   std::ofstream(rig.config)

@@ -8,10 +8,25 @@
 
 namespace railyard::topology {
 
+namespace {
+
+// RAILYARD_RAILS_FILE when set and not empty: the one place it is read.
+const char* rails_file_env() {
+  const char* env = std::getenv("RAILYARD_RAILS_FILE");
+  return env && *env ? env : nullptr;
+}
+
+}  // namespace
+
 std::filesystem::path rails_file_from(const std::string& flag_value) {
   if (!flag_value.empty()) return flag_value;
-  if (const char* env = std::getenv("RAILYARD_RAILS_FILE"); env && *env) return env;
+  if (const char* env = rails_file_env()) return env;
   return kDefaultRailsFile;
+}
+
+RailsConfig load_node_rails(const std::string& flag_value) {
+  const bool named = !flag_value.empty() || rails_file_env();
+  return load_rails_config(rails_file_from(flag_value), named);
 }
 
 RailsConfig parse_rails_config(const std::string& text, const std::string& source) {

@@ -36,6 +36,11 @@ std::filesystem::path rails_file_from(const std::string& flag_value);
 
 // Reads a rails file. A missing file is an error only when `required` (the user named it).
 RailsConfig load_rails_config(const std::filesystem::path& file, bool required);
+
+// The node's rails, as every railyard program reads them: the flag's file, else
+// RAILYARD_RAILS_FILE's, else the default. A file the flag or the environment names must exist;
+// only the default may be missing (every RDMA device a rail then). Throws RailsError.
+RailsConfig load_node_rails(const std::string& flag_value = "");
 RailsConfig parse_rails_config(const std::string& text, const std::string& source);
 
 // Rail k -> index into `nics`. Throws RailsError for an entry that names no PF, names one twice,
