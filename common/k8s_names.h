@@ -14,5 +14,11 @@ bool is_dns1123_subdomain(std::string_view s);
 // An object UID as the API server makes them (a UUID), or any 1-64 of [A-Za-z0-9-]: safe as a
 // file name.
 bool is_uid(std::string_view s);
+// A label value (also a taint's value): empty, or 1-63 of [A-Za-z0-9._-] starting and ending
+// with a letter or digit.
+bool is_label_value(std::string_view s);
+// A label or taint key: [DNS subdomain "/"] then 1-63 of [A-Za-z0-9._-], starting and ending with
+// a letter or digit.
+bool is_label_key(std::string_view s);
 
 }  // namespace railyard

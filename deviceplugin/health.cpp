@@ -102,13 +102,17 @@ bool HealthChecker::passes(const Probe& p) const {
   return value.starts_with("up") || value.starts_with("unknown");
 }
 
-std::string HealthChecker::reason(const Probe& p) const {
-  if (p.kind == Probe::Kind::kExists) return p.what + " is gone";
-  if (p.kind == Probe::Kind::kCarrier) return p.what + " has no carrier";
+DeviceHealth HealthChecker::failed(const Probe& p) const {
+  if (p.kind == Probe::Kind::kExists) return {false, p.what + " is gone", Fault::kGone};
+  if (p.kind == Probe::Kind::kCarrier)
+    return {false, p.what + " has no carrier", Fault::kNoCarrier};
+  // A port that cannot be read because its function left is the function's fault, not the link's.
   struct stat st {};
   if (!p.function_dir.empty() && ::fstatat(sys_fd_, p.function_dir.c_str(), &st, 0) != 0)
-    return "PCI function " + p.function_dir.substr(p.function_dir.rfind('/') + 1) + " is gone";
-  return p.what + " is not ACTIVE";
+    return {false,
+            "PCI function " + p.function_dir.substr(p.function_dir.rfind('/') + 1) + " is gone",
+            Fault::kGone};
+  return {false, p.what + " is not ACTIVE", Fault::kPortDown};
 }
 
 std::map<std::string, std::map<std::string, DeviceHealth>> HealthChecker::check() const {
@@ -125,9 +129,7 @@ std::map<std::string, std::map<std::string, DeviceHealth>> HealthChecker::check(
       DeviceHealth h;
       for (const auto& p : probes)
         if (!cached(p)) {
-          h = {false, p.kind == Probe::Kind::kExists       ? p.what + " is gone"
-                      : p.kind == Probe::Kind::kPortActive ? p.what + " is not ACTIVE"
-                                                           : p.what + " has no carrier"};
+          h = failed(p);
           break;
         }
       r.emplace(id, h);

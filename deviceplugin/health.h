@@ -23,9 +23,18 @@ struct Probe {
   std::string function_dir = {};  // ports: the function's directory, to tell "gone" apart
 };
 
+// What kind of fault the first failing probe found: the DRA driver names its taint after it.
+enum class Fault {
+  kNone,
+  kGone,       // the PCI function or GPU left sysfs
+  kPortDown,   // the RDMA port (its own, or its PF's) is not ACTIVE
+  kNoCarrier,  // RoCE: the PF's netdev has no carrier
+};
+
 struct DeviceHealth {
   bool healthy = true;
   std::string reason;  // the first failing probe; empty when healthy
+  Fault fault = Fault::kNone;
 };
 
 // The probes of one device, in the order they are checked. A device without a NIC function
@@ -47,7 +56,7 @@ class HealthChecker {
 
  private:
   bool passes(const Probe& p) const;
-  std::string reason(const Probe& p) const;
+  DeviceHealth failed(const Probe& p) const;
   int sys_fd_;
   std::vector<std::pair<std::string, std::vector<std::pair<std::string, std::vector<Probe>>>>>
       plan_;

@@ -14,6 +14,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -111,18 +112,50 @@ void report_network(dra::ApiClient& api, const std::vector<dra::PreparedClaim>& 
   reports = std::move(now);
 }
 
-// Logs what changed in the devices' health since the last look: name -> reason.
-void log_health_changes(const std::vector<dra::Device>& devices,
-                        std::map<std::string, std::string>& unhealthy) {
-  std::map<std::string, std::string> now;
-  for (const auto& d : devices)
-    if (!d.healthy) now[d.name] = d.reason.empty() ? "unhealthy" : d.reason;
-  for (const auto& [name, reason] : now)
-    if (auto it = unhealthy.find(name); it == unhealthy.end() || it->second != reason)
-      spdlog::warn("device {} unhealthy: {}", name, reason);
-  for (const auto& [name, reason] : unhealthy)
+// Now as the API server writes times (RFC 3339, UTC, seconds).
+std::string now_rfc3339() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// The devices unhealthy at the last look: name -> (reason, since when).
+struct Unwell {
+  std::string reason, since;
+};
+
+// Logs what changed in the devices' health since the last look, and stamps each unhealthy
+// device with when it was first seen so (its taint's timeAdded stays put while it lasts).
+void follow_health(std::vector<dra::Device>& devices, std::map<std::string, Unwell>& unhealthy) {
+  std::map<std::string, Unwell> now;
+  for (auto& d : devices) {
+    if (d.healthy) continue;
+    const std::string reason = d.reason.empty() ? "unhealthy" : d.reason;
+    const auto it = unhealthy.find(d.name);
+    if (it == unhealthy.end() || it->second.reason != reason)
+      spdlog::warn("device {} unhealthy: {}", d.name, reason);
+    d.unhealthy_since = it == unhealthy.end() ? now_rfc3339() : it->second.since;
+    now[d.name] = {reason, d.unhealthy_since};
+  }
+  for (const auto& [name, was] : unhealthy)
     if (!now.count(name)) spdlog::info("device {} healthy again", name);
   unhealthy = std::move(now);
+}
+
+std::string describe(const dra::SliceOptions& o) {
+  switch (o.unhealthy) {
+    case dra::Unhealthy::kTaint:
+      return "tainted railyard.io/rail-down or railyard.io/device-gone, effect " +
+             std::string(dra::to_string(o.effect));
+    case dra::Unhealthy::kMark:
+      return "published with railyard.io/healthy false";
+    case dra::Unhealthy::kDrop:
+      return "left out of the slices";
+  }
+  return "?";
 }
 
 int run_publish(const Source& src, dra::SliceOptions options, const PublishOptions& po) {
@@ -162,12 +195,12 @@ int run_publish(const Source& src, dra::SliceOptions options, const PublishOptio
                  (plugin_options.state_dir / "claims").string());
   }
   NetworkReports network_reports;
-  spdlog::info("node {}: publishing to {} every {} ms (sysfs {}, unhealthy devices {})",
+  spdlog::info("node {}: publishing to {} every {} ms (sysfs {}); unhealthy devices: {}",
                options.node_name, api_config.server, po.interval_ms, sysfs.root().string(),
-               options.unhealthy == dra::Unhealthy::kDrop ? "left out" : "marked");
+               describe(options));
   std::string published;  // the pool as last published, generation aside
   std::string last_error, last_diagnostics;
-  std::map<std::string, std::string> unhealthy;
+  std::map<std::string, Unwell> unhealthy;
   auto last_sync = std::chrono::steady_clock::now();
   // After an error the next try waits longer, up to a minute, or what the API server asked.
   dra::Backoff backoff(std::chrono::milliseconds(po.interval_ms), std::chrono::minutes(1));
@@ -186,8 +219,8 @@ int run_publish(const Source& src, dra::SliceOptions options, const PublishOptio
       if (diagnostics != last_diagnostics && !diagnostics.empty())
         spdlog::warn("sysfs: {}", diagnostics);
       last_diagnostics = diagnostics;
-      const auto devices = dra::build_devices(node, dra::check_health(sysfs, node));
-      log_health_changes(devices, unhealthy);
+      auto devices = dra::build_devices(node, dra::check_health(sysfs, node));
+      follow_health(devices, unhealthy);
       if (plugin) plugin->update_node(std::make_shared<const topo::Node>(node), devices);
       dra::SliceOptions probe = options;
       probe.generation = 0;
@@ -219,6 +252,17 @@ int run_publish(const Source& src, dra::SliceOptions options, const PublishOptio
         spdlog::info("published generation {}: {} devices in {} slices ({} of {} unhealthy)",
                      options.generation, count, slices.size(), unhealthy.size(), devices.size());
         published = content;
+        if (pub.taints_dropped() > 0) {
+          // A tainted device stored without its taint looks healthy to the scheduler: leave the
+          // unhealthy ones out instead, at once.
+          spdlog::error(
+              "the API server stored {} tainted devices without their taints (DRADeviceTaints "
+              "off?): leaving unhealthy devices out of the slices from now on (--unhealthy drop)",
+              pub.taints_dropped());
+          options.unhealthy = dra::Unhealthy::kDrop;
+          published.clear();
+          wait = std::chrono::milliseconds(0);
+        }
         last_sync = std::chrono::steady_clock::now();
       }
       // After publishing: a kubelet plugin that cannot start must not hold the slices back.
@@ -267,6 +311,7 @@ int main(int argc, char** argv) {
   const char* env_node = std::getenv("NODE_NAME");
   dra::SliceOptions opt{.node_name = env_node ? env_node : ""};
   bool keep_unhealthy = false;
+  std::string unhealthy_mode = "taint", taint_effect = "NoSchedule";
   PublishOptions po;
   std::string log_level = "info";
   auto common = [&](CLI::App* cmd) {
@@ -275,8 +320,17 @@ int main(int argc, char** argv) {
     cmd->add_option("--rails", src.rails_flag,
                     "Rails file (env RAILYARD_RAILS_FILE, default /etc/railyard/rails.json)");
     cmd->add_option("--node", opt.node_name, "Node name (env NODE_NAME)");
-    cmd->add_flag("--keep-unhealthy", keep_unhealthy,
-                  "Publish unhealthy devices with railyard.io/healthy false instead of dropping");
+    cmd->add_option("--unhealthy", unhealthy_mode,
+                    "An unhealthy device: taint (kept, tainted), mark (kept, railyard.io/healthy "
+                    "false) or drop (left out; for API servers without device taints)")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"taint", "mark", "drop"}));
+    cmd->add_option("--taint-effect", taint_effect,
+                    "The taint's effect: NoSchedule (running pods stay), NoExecute (pods holding "
+                    "the device are evicted) or None")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"NoSchedule", "NoExecute", "None"}));
+    cmd->add_flag("--keep-unhealthy", keep_unhealthy, "The same as --unhealthy mark (older flag)");
   };
   auto publishing = [&](CLI::App* cmd) {
     common(cmd);
@@ -326,7 +380,12 @@ int main(int argc, char** argv) {
     std::cerr << "railyard-dra-driver: --node or NODE_NAME is required\n";
     return 2;
   }
-  opt.unhealthy = keep_unhealthy ? dra::Unhealthy::kMark : dra::Unhealthy::kDrop;
+  opt.unhealthy = keep_unhealthy || unhealthy_mode == "mark" ? dra::Unhealthy::kMark
+                  : unhealthy_mode == "drop"                 ? dra::Unhealthy::kDrop
+                                                             : dra::Unhealthy::kTaint;
+  opt.effect = taint_effect == "NoExecute" ? dra::TaintEffect::kNoExecute
+               : taint_effect == "None"    ? dra::TaintEffect::kNone
+                                           : dra::TaintEffect::kNoSchedule;
   if (*slices) return run_slices(src, opt);
   spdlog::set_default_logger(spdlog::stderr_color_mt("railyard-dra-driver"));
   railyard::escape_default_log_messages();  // peers' and the API server's text, escaped

@@ -57,7 +57,26 @@ void Publisher::connect() {
     generation_ = std::max<int64_t>(generation_, s["spec"]["pool"].value("generation", 0));
 }
 
+namespace {
+
+// Devices `sent` with taints that come back without them: an API server whose DRADeviceTaints
+// gate is off drops the field without an error.
+size_t count_dropped_taints(const json& sent, const ApiResponse& r) {
+  const json back = r.json();
+  if (!back.is_object()) return 0;
+  std::set<std::string> untainted;
+  for (const auto& d : back["spec"].value("devices", json::array()))
+    if (d.is_object() && !d.contains("taints")) untainted.insert(d.value("name", ""));
+  size_t n = 0;
+  for (const auto& d : sent["spec"].value("devices", json::array()))
+    if (d.contains("taints") && untainted.count(d.value("name", ""))) ++n;
+  return n;
+}
+
+}  // namespace
+
 void Publisher::publish(const std::vector<json>& slices) {
+  taints_dropped_ = 0;
   std::map<std::string, std::string> existing;  // name -> resourceVersion
   for (const auto& s : list_pool())
     existing[s["metadata"].value("name", "")] = s["metadata"].value("resourceVersion", "");
@@ -79,6 +98,7 @@ void Publisher::publish(const std::vector<json>& slices) {
         r = api_.request("POST", kSlicesPath, &body);
       }
       if (!r.ok()) throw ApiError("PUT", path, r);
+      taints_dropped_ += count_dropped_taints(body, r);
     } else {
       auto r = api_.request("POST", kSlicesPath, &body);
       if (r.status == 409) {  // made since the list: replace it
@@ -89,6 +109,7 @@ void Publisher::publish(const std::vector<json>& slices) {
       } else if (!r.ok()) {
         throw ApiError("POST", kSlicesPath, r);
       }
+      taints_dropped_ += count_dropped_taints(body, r);
     }
   }
   for (const auto& [name, rv] : existing) {

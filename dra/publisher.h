@@ -34,6 +34,9 @@ class Publisher {
   // each created or replaced (PUT with the resourceVersion it read; a conflict is read again
   // once), then the pool's other slices deleted. Throws ApiError; a later call starts over.
   void publish(const std::vector<nlohmann::json>& slices);
+  // Devices the last publish sent with taints that the API server stored without them (device
+  // taints not enabled there).
+  size_t taints_dropped() const { return taints_dropped_; }
   // Whether the API server still holds the pool as last published: the same slice names, each at
   // the generation published (a slice deleted or changed by someone else is not), and the Node
   // the same object (a Node deleted and registered again has a new uid: the garbage collector
@@ -51,6 +54,7 @@ class Publisher {
   std::string node_;
   std::string node_uid_;
   int64_t generation_ = 0;
+  size_t taints_dropped_ = 0;
   std::vector<nlohmann::json> sent_;  // the slices last published, as sent
 };
 

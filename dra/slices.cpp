@@ -85,6 +85,7 @@ void set_health(Device& d, const Health& health) {
   if (auto it = health.find(d.pci); it != health.end()) {
     d.healthy = it->second.healthy;
     d.reason = it->second.reason;
+    d.fault = it->second.fault;
   }
   d.attributes["railyard.io/healthy"] = boolean(d.healthy);
 }
@@ -139,7 +140,55 @@ std::string slice_name(const std::string& node, size_t i) {
   return node + "-" + kDriverName + "-" + std::to_string(i);
 }
 
+json taints_of(const Device& d, TaintEffect effect) {
+  json t = {
+      {"key", taint_key(d.fault)}, {"value", taint_value(d.fault)}, {"effect", to_string(effect)}};
+  if (!d.unhealthy_since.empty()) t["timeAdded"] = d.unhealthy_since;
+  return json::array({std::move(t)});
+}
+
 }  // namespace
+
+std::string_view to_string(Unhealthy u) {
+  switch (u) {
+    case Unhealthy::kTaint:
+      return "taint";
+    case Unhealthy::kMark:
+      return "mark";
+    case Unhealthy::kDrop:
+      return "drop";
+  }
+  return "?";
+}
+
+std::string_view to_string(TaintEffect e) {
+  switch (e) {
+    case TaintEffect::kNoSchedule:
+      return "NoSchedule";
+    case TaintEffect::kNoExecute:
+      return "NoExecute";
+    case TaintEffect::kNone:
+      return "None";
+  }
+  return "?";
+}
+
+std::string_view taint_key(deviceplugin::Fault f) {
+  return f == deviceplugin::Fault::kGone ? "railyard.io/device-gone" : "railyard.io/rail-down";
+}
+
+std::string_view taint_value(deviceplugin::Fault f) {
+  switch (f) {
+    case deviceplugin::Fault::kGone:
+      return "gone";
+    case deviceplugin::Fault::kNoCarrier:
+      return "no-carrier";
+    case deviceplugin::Fault::kPortDown:
+    case deviceplugin::Fault::kNone:
+      break;
+  }
+  return "port-down";
+}
 
 json Device::to_json() const {
   json out = {{"name", name}, {"attributes", attributes}};
@@ -163,14 +212,21 @@ std::vector<Device> build_devices(const topo::Node& node, const Health& health) 
 std::vector<json> build_slices(const std::vector<Device>& devices, const SliceOptions& options) {
   std::vector<const Device*> kept;
   for (const auto& d : devices)
-    if (d.healthy || options.unhealthy == Unhealthy::kMark) kept.push_back(&d);
-  const size_t per = std::clamp<size_t>(options.max_devices, 1, kMaxDevicesPerSlice);
+    if (d.healthy || options.unhealthy != Unhealthy::kDrop) kept.push_back(&d);
+  // Tainting, every slice keeps to the tainted limit, healthy or not: a device going down
+  // does not reshuffle the pool's slices.
+  const bool tainting = options.unhealthy == Unhealthy::kTaint;
+  const size_t per = std::clamp<size_t>(
+      options.max_devices, 1, tainting ? kMaxTaintedDevicesPerSlice : kMaxDevicesPerSlice);
   const size_t count = std::max<size_t>(1, (kept.size() + per - 1) / per);
   std::vector<json> out;
   for (size_t i = 0; i < count; ++i) {
     json devs = json::array();
-    for (size_t k = i * per; k < std::min(kept.size(), (i + 1) * per); ++k)
-      devs.push_back(kept[k]->to_json());
+    for (size_t k = i * per; k < std::min(kept.size(), (i + 1) * per); ++k) {
+      json dev = kept[k]->to_json();
+      if (tainting && !kept[k]->healthy) dev["taints"] = taints_of(*kept[k], options.effect);
+      devs.push_back(std::move(dev));
+    }
     json meta;
     const std::string name = slice_name(options.node_name, i);
     // Past an object name's 253 characters only the API server can make one up.

@@ -17,10 +17,12 @@
 namespace railyard::dra {
 
 inline constexpr const char* kDriverName = "railyard.io";
-// resource.k8s.io/v1 limits (ResourceSliceSpec.devices, Device.attributes + capacity); a
-// slice whose devices use taints or counters allows 64, and ours use neither.
+// resource.k8s.io/v1 limits (ResourceSliceSpec.devices, Device.attributes + capacity, taints
+// per device); a slice whose devices carry taints allows 64 devices.
 inline constexpr size_t kMaxDevicesPerSlice = 128;
+inline constexpr size_t kMaxTaintedDevicesPerSlice = 64;
 inline constexpr size_t kMaxAttributesPerDevice = 32;
+inline constexpr size_t kMaxTaintsPerDevice = 16;
 
 enum class DeviceType { kNic, kVf, kGpu };
 std::string_view to_string(DeviceType t);  // "nic", "vf", "gpu": railyard.io/type
@@ -32,7 +34,11 @@ struct Device {
   topology::FunctionRef fn;
   int gpu = -1;  // index into Node::gpus for a GPU
   bool healthy = true;
-  std::string reason;                                    // why not healthy, from the health probe
+  std::string reason;  // why not healthy, from the health probe
+  deviceplugin::Fault fault = deviceplugin::Fault::kNone;
+  // When the driver first saw it unhealthy (RFC 3339, UTC): its taint's timeAdded, so that a
+  // republish does not move it. Empty: the API server stamps it.
+  std::string unhealthy_since;
   nlohmann::json attributes = nlohmann::json::object();  // qualified name -> {"int": 3}, ...
   nlohmann::json capacity = nlohmann::json::object();    // qualified name -> {"value": "400G"}
 
@@ -43,16 +49,33 @@ struct Device {
 // are not published. A device missing from `health` counts as healthy.
 std::vector<Device> build_devices(const topology::Node& node, const Health& health = {});
 
+// What an unhealthy device becomes in the slices.
 enum class Unhealthy {
-  kDrop,  // left out until it recovers: no claim can be given it
+  // Published with a device taint (KEP-5055; DRADeviceTaints, on by default since 1.36): the
+  // scheduler gives it to no claim that does not tolerate the taint, a claim that does (a
+  // diagnostic pod) still gets it, and the scheduler tells "broken" from "gone".
+  kTaint,
   kMark,  // published with railyard.io/healthy false, for a DeviceClass selector to skip
+  kDrop,  // left out until it recovers: for API servers without device taints
 };
+std::string_view to_string(Unhealthy u);  // "taint", "mark", "drop"
+
+// The taint's effect: NoSchedule keeps running pods (a flapping port must not evict a training
+// job); NoExecute also evicts pods whose claims hold the device; None only informs.
+enum class TaintEffect { kNoSchedule, kNoExecute, kNone };
+std::string_view to_string(TaintEffect e);  // as the API spells it
+
+// The taint a fault gets: railyard.io/rail-down (port not ACTIVE, no carrier) or
+// railyard.io/device-gone, with a value naming the fault ("port-down", "no-carrier", "gone").
+std::string_view taint_key(deviceplugin::Fault f);
+std::string_view taint_value(deviceplugin::Fault f);
 
 struct SliceOptions {
-  std::string node_name;   // spec.nodeName and spec.pool.name
-  int64_t generation = 1;  // spec.pool.generation: raise it on every republish
-  size_t max_devices = kMaxDevicesPerSlice;
-  Unhealthy unhealthy = Unhealthy::kDrop;
+  std::string node_name;                     // spec.nodeName and spec.pool.name
+  int64_t generation = 1;                    // spec.pool.generation: raise it on every republish
+  size_t max_devices = kMaxDevicesPerSlice;  // at most 64 when tainting
+  Unhealthy unhealthy = Unhealthy::kTaint;
+  TaintEffect effect = TaintEffect::kNoSchedule;
 };
 
 // The pool as one or more ResourceSlices, named <node>-railyard.io-<n>, each with the pool's

@@ -1,5 +1,6 @@
 #include "dra/validate.h"
 
+#include <algorithm>
 #include <regex>
 #include <set>
 
@@ -58,6 +59,22 @@ void check_device(const json& d, std::set<std::string>& names, std::vector<std::
     if (!is_qualified_name(key)) out.push_back(name + ": bad capacity name " + key);
     check_capacity(name + "/" + key, v, out);
   }
+  const json taints = d.value("taints", json::array());
+  if (taints.size() > kMaxTaintsPerDevice)
+    out.push_back(name + ": " + std::to_string(taints.size()) + " taints, more than " +
+                  std::to_string(kMaxTaintsPerDevice));
+  for (const auto& t : taints) {
+    if (!t.is_object()) {
+      out.push_back(name + ": a taint that is not an object");
+      continue;
+    }
+    if (!is_label_key(t.value("key", ""))) out.push_back(name + ": bad taint key " + t.dump());
+    if (!is_label_value(t.value("value", "")))
+      out.push_back(name + ": bad taint value " + t.dump());
+    const std::string effect = t.value("effect", "");
+    if (effect != "NoSchedule" && effect != "NoExecute" && effect != "None")
+      out.push_back(name + ": bad taint effect " + t.dump());
+  }
 }
 
 }  // namespace
@@ -83,9 +100,13 @@ std::vector<std::string> validate_slice(const json& slice) {
   if (pool.value("name", "").empty()) out.push_back("spec.pool.name is empty");
   if (pool.value("resourceSliceCount", 0) < 1) out.push_back("spec.pool.resourceSliceCount < 1");
   const json devices = spec.value("devices", json::array());
-  if (devices.size() > kMaxDevicesPerSlice)
-    out.push_back(std::to_string(devices.size()) + " devices, more than " +
-                  std::to_string(kMaxDevicesPerSlice));
+  const bool tainted = std::any_of(devices.begin(), devices.end(), [](const json& d) {
+    return d.is_object() && d.contains("taints");
+  });
+  const size_t most = tainted ? kMaxTaintedDevicesPerSlice : kMaxDevicesPerSlice;
+  if (devices.size() > most)
+    out.push_back(std::to_string(devices.size()) + " devices, more than " + std::to_string(most) +
+                  (tainted ? " (a slice with taints)" : ""));
   std::set<std::string> names;
   for (const auto& d : devices) check_device(d, names, out);
   return out;

@@ -54,8 +54,15 @@ class FakeApiServer {
   bool forbidden = false;  // every request answers 403
   int unavailable = 0;     // the next N requests answer 503 with Retry-After: 7
   std::string node_uid = "uid-n1";
+  bool no_taints = false;  // drops devices' taints, as an API server without DRADeviceTaints
 
  private:
+  json strip(json s) const {
+    if (no_taints)
+      for (auto& d : s["spec"]["devices"]) d.erase("taints");
+    return s;
+  }
+
   std::pair<int, json> handle(const std::string& method, const std::string& target,
                               const std::string& body) {
     std::lock_guard lock(mu);
@@ -81,7 +88,7 @@ class FakeApiServer {
       return {200, {{"kind", "ResourceSliceList"}, {"items", items}}};
     }
     if (method == "POST" && target == base) {
-      json s = json::parse(body);
+      json s = strip(json::parse(body));
       const std::string n = s["metadata"]["name"];
       if (slices.count(n)) return {409, {{"kind", "Status"}, {"message", "already exists"}}};
       s["metadata"]["resourceVersion"] = std::to_string(++rv);
@@ -100,7 +107,7 @@ class FakeApiServer {
     }
     if (method == "PUT") {
       if (it == slices.end()) return {404, {{"message", "not found"}}};
-      json s = json::parse(body);
+      json s = strip(json::parse(body));
       if (conflicts > 0 ||
           s["metadata"].value("resourceVersion", "") != it->second["metadata"]["resourceVersion"]) {
         if (conflicts > 0) {
@@ -220,6 +227,28 @@ TEST_CASE("publisher: creates, replaces with the resourceVersion, deletes stale 
                        "PUT /apis/resource.k8s.io/v1/resourceslices/n1-railyard.io-1",
                        "DELETE /apis/resource.k8s.io/v1/resourceslices/n1-railyard.io-2"});
   CHECK(pub.last_generation() == 2);
+}
+
+TEST_CASE("publisher: counts the taints an API server without device taints dropped") {
+  FakeApiServer api;
+  ApiClient client({.server = api.url()});
+  Publisher pub(client, "n1");
+  pub.connect();
+  auto devs = devices(3);
+  devs[1].healthy = false;
+  devs[1].fault = railyard::deviceplugin::Fault::kPortDown;
+  pub.publish(pool(devs, 1));
+  CHECK(pub.taints_dropped() == 0);
+  {
+    std::lock_guard lock(api.mu);
+    CHECK(api.slices.at("n1-railyard.io-0")["spec"]["devices"][1]["taints"][0]["key"] ==
+          "railyard.io/rail-down");
+    api.no_taints = true;
+  }
+  pub.publish(pool(devs, 2));
+  CHECK(pub.taints_dropped() == 1);
+  pub.publish(pool(devices(3), 3));  // nothing tainted: nothing to drop
+  CHECK(pub.taints_dropped() == 0);
 }
 
 TEST_CASE("publisher: a conflict is read again once, a restart publishes above the pool") {

@@ -2,6 +2,7 @@
 // fixtures' layouts (test/fixtures/*.json), and the API's limits on the 512-VF node.
 #include <catch2/catch.hpp>
 #include <fstream>
+#include <map>
 #include <set>
 
 #include "common/k8s_names.h"
@@ -175,12 +176,15 @@ TEST_CASE("DGX A100: GPU and NIC under one top switch, PXB", "[dra][fixture]") {
 TEST_CASE("512 VFs: the pool split into slices within the API's limits", "[dra][fixture]") {
   GeneratedFixture fx("scale-8x8x64");
   const auto slices = slices_of(fx);
-  REQUIRE(slices.size() == 5);  // 8 GPUs + 8 PFs + 512 VFs = 528 devices, 128 a slice
+  // 8 GPUs + 8 PFs + 512 VFs = 528 devices, 64 a slice (devices may carry taints), 128 without.
+  REQUIRE(slices.size() == 9);
+  CHECK(slices_of(fx, "{}", {.node_name = "gpu-node-1", .unhealthy = Unhealthy::kDrop}).size() ==
+        5);
   check_valid(slices);
   size_t total = 0;
   for (size_t i = 0; i < slices.size(); ++i) {
     const auto n = slices[i]["spec"]["devices"].size();
-    CHECK(n <= kMaxDevicesPerSlice);
+    CHECK(n <= kMaxTaintedDevicesPerSlice);
     CHECK(slices[i]["metadata"]["name"] == "gpu-node-1-railyard.io-" + std::to_string(i));
     total += n;
   }
@@ -220,7 +224,7 @@ TEST_CASE("a smaller slice size and the generation are the caller's", "[dra]") {
   CHECK(slices[1]["spec"]["pool"]["generation"] == 7);
 }
 
-TEST_CASE("unhealthy devices are dropped, or marked when asked", "[dra][health]") {
+TEST_CASE("unhealthy devices are tainted, or marked or dropped when asked", "[dra][health]") {
   SECTION("degraded: GPU1's RoCE NIC is DOWN") {
     GeneratedFixture fx("degraded");
     auto names = [](const std::vector<json>& slices) {
@@ -228,15 +232,32 @@ TEST_CASE("unhealthy devices are dropped, or marked when asked", "[dra][health]"
       for (const auto& d : all_devices(slices)) out.push_back(d["name"]);
       return out;
     };
-    CHECK(names(slices_of(fx)) ==
-          std::vector<std::string>{"gpu-0000-18-00-0", "gpu-0000-9a-00-0", "nic-0000-19-00-0"});
-    const auto marked = slices_of(fx, "{}", {.node_name = "n", .unhealthy = Unhealthy::kMark});
-    const auto devs = all_devices(marked);
+    // By default it stays, with a NoSchedule taint that says why; the healthy carry none.
+    const auto tainted = slices_of(fx, "{}", {.node_name = "n"});
+    check_valid(tainted);
+    const auto devs = all_devices(tainted);
     REQUIRE(devs.size() == 4);
-    CHECK(attr(device(devs, "nic-0000-9b-00-0"), "railyard.io/healthy") == false);
-    CHECK(attr(device(devs, "nic-0000-19-00-0"), "railyard.io/healthy") == true);
+    const json& down = device(devs, "nic-0000-9b-00-0");
+    REQUIRE(down.contains("taints"));
+    REQUIRE(down["taints"].size() == 1);
+    CHECK(down["taints"][0]["key"] == "railyard.io/rail-down");
+    CHECK(down["taints"][0]["effect"] == "NoSchedule");
+    CHECK(attr(down, "railyard.io/healthy") == false);
+    CHECK_FALSE(device(devs, "nic-0000-19-00-0").contains("taints"));
+    CHECK_FALSE(device(devs, "gpu-0000-18-00-0").contains("taints"));
+    const auto evicting =
+        all_devices(slices_of(fx, "{}", {.node_name = "n", .effect = TaintEffect::kNoExecute}));
+    CHECK(device(evicting, "nic-0000-9b-00-0")["taints"][0]["effect"] == "NoExecute");
+    CHECK(names(slices_of(fx, "{}", {.node_name = "n", .unhealthy = Unhealthy::kDrop})) ==
+          std::vector<std::string>{"gpu-0000-18-00-0", "gpu-0000-9a-00-0", "nic-0000-19-00-0"});
+    const auto marked =
+        all_devices(slices_of(fx, "{}", {.node_name = "n", .unhealthy = Unhealthy::kMark}));
+    REQUIRE(marked.size() == 4);
+    CHECK_FALSE(device(marked, "nic-0000-9b-00-0").contains("taints"));
+    CHECK(attr(device(marked, "nic-0000-9b-00-0"), "railyard.io/healthy") == false);
+    CHECK(attr(device(marked, "nic-0000-19-00-0"), "railyard.io/healthy") == true);
   }
-  SECTION("a rail's port going down takes its VFs with it; a GPU that is gone, itself") {
+  SECTION("a rail's port going down taints its VFs with it; a GPU that is gone, itself") {
     GeneratedFixture fx("dgx-h100");
     const topo::Node node = discover_fixture(fx, kIbRails);
     std::ofstream(fx.sys("bus/pci/devices/0000:19:00.0/infiniband/mlx5_0/ports/1/state"))
@@ -247,9 +268,41 @@ TEST_CASE("unhealthy devices are dropped, or marked when asked", "[dra][health]"
     CHECK_FALSE(health.at("0000:19:00.3").healthy);
     CHECK_FALSE(health.at("0000:da:00.0").healthy);
     CHECK(health.at("0000:db:00.0").healthy);  // GPU7's NIC stays
-    const auto devs = all_devices(node_slices(node, health, {.node_name = "n"}));
-    CHECK(devs.size() == 24 - 5 - 1);
+    CHECK(all_devices(node_slices(node, health, {.node_name = "n", .unhealthy = Unhealthy::kDrop}))
+              .size() == 24 - 5 - 1);
+    auto devices = build_devices(node, health);
+    for (auto& d : devices)
+      if (!d.healthy) d.unhealthy_since = "2026-12-07T13:00:00Z";
+    const auto devs = all_devices(build_slices(devices, {.node_name = "n"}));
+    REQUIRE(devs.size() == 24);
+    std::map<std::string, int> keys;
+    for (const auto& d : devs)
+      for (const auto& t : d.value("taints", json::array())) {
+        ++keys[t["key"].get<std::string>() + "=" + t["value"].get<std::string>()];
+        CHECK(t["timeAdded"] == "2026-12-07T13:00:00Z");
+      }
+    CHECK(keys == std::map<std::string, int>{{"railyard.io/rail-down=port-down", 5},
+                                             {"railyard.io/device-gone=gone", 1}});
   }
+}
+
+TEST_CASE("a tainting pool keeps to 64 devices a slice, healthy or not", "[dra][health]") {
+  std::vector<Device> devices(70);
+  for (size_t i = 0; i < devices.size(); ++i) devices[i].name = "vf-" + std::to_string(i);
+  const auto tainting = build_slices(devices, {.node_name = "n"});
+  REQUIRE(tainting.size() == 2);
+  CHECK(tainting[0]["spec"]["devices"].size() == 64);
+  CHECK(build_slices(devices, {.node_name = "n", .unhealthy = Unhealthy::kDrop}).size() == 1);
+  // The validator holds a slice with taints to the same limit.
+  json big = build_slices(devices, {.node_name = "n", .unhealthy = Unhealthy::kDrop})[0];
+  big["spec"]["devices"][0]["taints"] = {
+      {{"key", "railyard.io/rail-down"}, {"value", "port-down"}, {"effect", "NoSchedule"}}};
+  const auto problems = validate_slice(big);
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0] == "70 devices, more than 64 (a slice with taints)");
+  big["spec"]["devices"][1]["taints"] = {
+      {{"key", "railyard.io/bad key"}, {"value", "x y"}, {"effect", "PreferNoSchedule"}}};
+  CHECK(validate_slice(big).size() == 4);
 }
 
 TEST_CASE("names the API server checks", "[dra][validate]") {
@@ -257,6 +310,15 @@ TEST_CASE("names the API server checks", "[dra][validate]") {
   CHECK_FALSE(railyard::is_dns1123_label("GPU-0"));
   CHECK_FALSE(railyard::is_dns1123_label("-a"));
   CHECK_FALSE(railyard::is_dns1123_label(std::string(64, 'a')));
+  CHECK(railyard::is_label_key("railyard.io/rail-down"));
+  CHECK(railyard::is_label_key("Rail_5.down"));
+  CHECK_FALSE(railyard::is_label_key("railyard.io/"));
+  CHECK_FALSE(railyard::is_label_key("railyard.io/-down"));
+  CHECK_FALSE(railyard::is_label_key("Railyard.io/down"));
+  CHECK(railyard::is_label_value(""));
+  CHECK(railyard::is_label_value("port-down"));
+  CHECK_FALSE(railyard::is_label_value("port down"));
+  CHECK_FALSE(railyard::is_label_value(std::string(64, 'a')));
   CHECK(railyard::is_dns1123_subdomain("railyard.io"));
   CHECK_FALSE(railyard::is_dns1123_subdomain("railyard..io"));
   CHECK(is_qualified_name("railyard.io/pcieTopSwitch"));
