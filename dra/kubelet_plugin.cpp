@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <ctime>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -13,6 +14,7 @@
 #include "common/k8s_names.h"
 #include "common/log_escape.h"
 #include "dra/api/dra.grpc.pb.h"
+#include "dra/api/dra_health.grpc.pb.h"
 #include "dra/api/pluginregistration.grpc.pb.h"
 
 namespace railyard::dra {
@@ -20,8 +22,16 @@ namespace railyard::dra {
 namespace fs = std::filesystem;
 using nlohmann::json;
 namespace drapb = k8s::io::kubelet::pkg::apis::dra::v1;
+namespace healthpb = ::v1alpha1;
 
 namespace {
+
+// How often an open health stream looks at the feed, how often it repeats itself when nothing
+// changed, and how long the kubelet may trust a report: a driver that died shows Unknown after
+// a minute instead of the kubelet's 30 s default, which a heartbeat of 10 s keeps well clear of.
+constexpr auto kHealthPoll = std::chrono::seconds(1);
+constexpr auto kHealthHeartbeat = std::chrono::seconds(10);
+constexpr int64_t kHealthTimeoutS = 60;
 
 std::vector<ClaimedNic> nics_of(const PreparedClaim& c) {
   std::vector<ClaimedNic> out;
@@ -97,6 +107,46 @@ class KubeletPlugin::DraService final : public drapb::DRAPlugin::Service {
   KubeletPlugin& p_;
 };
 
+// The kubelet's resource health stream (KEP-4680): every device's health when it changes, and
+// again every kHealthHeartbeat, until the kubelet hangs up or the plugin stops.
+class KubeletPlugin::HealthService final : public healthpb::DRAResourceHealth::Service {
+ public:
+  explicit HealthService(KubeletPlugin& p) : p_(p) {}
+  grpc::Status NodeWatchResources(
+      grpc::ServerContext* ctx, const healthpb::NodeWatchResourcesRequest*,
+      grpc::ServerWriter<healthpb::NodeWatchResourcesResponse>* out) override {
+    spdlog::info("kubelet plugin: the kubelet opened the devices' health stream");
+    uint64_t sent = 0;
+    std::chrono::steady_clock::time_point last{};
+    while (!ctx->IsCancelled() && !p_.health_.closed()) {
+      const auto snap = p_.health_.wait_after(sent, kHealthPoll);
+      const auto now = std::chrono::steady_clock::now();
+      if (snap.version == 0 || (snap.version == sent && now - last < kHealthHeartbeat)) continue;
+      healthpb::NodeWatchResourcesResponse r;
+      const int64_t t = std::time(nullptr);
+      for (const auto& h : snap.reports) {
+        auto* d = r.add_devices();
+        d->mutable_device()->set_pool_name(p_.options_.prepare.pool);
+        d->mutable_device()->set_device_name(h.device);
+        d->set_health(h.healthy ? healthpb::HEALTHY : healthpb::UNHEALTHY);
+        d->set_last_updated_time(t);
+        d->set_health_check_timeout_seconds(kHealthTimeoutS);
+        d->set_message(h.message);
+      }
+      if (!out->Write(r)) break;
+      if (snap.version != sent)
+        spdlog::debug("kubelet plugin: health of {} devices sent (version {})", r.devices_size(),
+                      snap.version);
+      sent = snap.version;
+      last = now;
+    }
+    return grpc::Status::OK;
+  }
+
+ private:
+  KubeletPlugin& p_;
+};
+
 KubeletPlugin::KubeletPlugin(PluginOptions options, ClaimGetter get_claim)
     : options_(std::move(options)), get_claim_(std::move(get_claim)) {
   if (!options_.netdev_in_host)
@@ -149,6 +199,7 @@ size_t KubeletPlugin::load_state() {
 
 void KubeletPlugin::update_node(std::shared_ptr<const topology::Node> node,
                                 std::vector<Device> devices) {
+  health_.update(devices);
   std::lock_guard lk(mu_);
   node_ = std::move(node);
   devices_ = std::move(devices);
@@ -294,12 +345,14 @@ void KubeletPlugin::start() {
     if (ec) throw std::runtime_error("cannot create " + d.string() + ": " + ec.message());
   }
   service_ = std::make_unique<DraService>(*this);
+  health_service_ = std::make_unique<HealthService>(*this);
   registration_ = std::make_unique<Registration>(endpoint().string());
   // The DRA service first: the kubelet calls it as soon as the registration socket answers.
   ::unlink(endpoint().c_str());
   grpc::ServerBuilder dra;
   dra.AddListeningPort("unix:" + endpoint().string(), grpc::InsecureServerCredentials());
   dra.RegisterService(service_.get());
+  dra.RegisterService(health_service_.get());
   dra_server_ = dra.BuildAndStart();
   if (!dra_server_) throw std::runtime_error("cannot serve the DRA API on " + endpoint().string());
   ::unlink(registration_socket().c_str());
@@ -312,11 +365,14 @@ void KubeletPlugin::start() {
     throw std::runtime_error("cannot serve plugin registration on " +
                              registration_socket().string());
   }
-  spdlog::info("kubelet plugin: registration at {}, DRA service v1.DRAPlugin at {}",
-               registration_socket().string(), endpoint().string());
+  spdlog::info(
+      "kubelet plugin: registration at {}, DRA service v1.DRAPlugin and device health "
+      "v1alpha1.DRAResourceHealth at {}",
+      registration_socket().string(), endpoint().string());
 }
 
 void KubeletPlugin::stop() {
+  health_.close();  // open health streams return, so that the server's shutdown need not wait
   // The registration socket first: the kubelet stops sending work before the service goes.
   for (auto* s : {&reg_server_, &dra_server_}) {
     if (!*s) continue;
@@ -328,6 +384,7 @@ void KubeletPlugin::stop() {
   if (service_) ::unlink(endpoint().c_str());
   registration_.reset();
   service_.reset();
+  health_service_.reset();
 }
 
 }  // namespace railyard::dra

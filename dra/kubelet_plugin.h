@@ -1,10 +1,11 @@
 // The DRA kubelet plugin: registration with the kubelet's plugin watcher (a socket in
-// plugins_registry/ answering GetInfo) and the v1.DRAPlugin service the kubelet calls before a
+// plugins_registry/ answering GetInfo), the v1.DRAPlugin service the kubelet calls before a
 // pod that uses a claim starts (NodePrepareResources) and after it is gone
-// (NodeUnprepareResources). Prepare reads the claim from the API server, finds its devices in the
-// node model the publisher keeps current, writes the CDI spec the runtime applies, leaves the
-// claim's NICs for railyard-cni (dra/handoff.h) and records the claim on disk, so that a restarted
-// driver still unprepares what it prepared.
+// (NodeUnprepareResources), and the v1alpha1.DRAResourceHealth stream through which the kubelet
+// shows a device's health in the status of the pods that hold it (KEP-4680). Prepare reads the
+// claim from the API server, finds its devices in the node model the publisher keeps current,
+// writes the CDI spec the runtime applies, leaves the claim's NICs for railyard-cni (dra/handoff.h)
+// and records the claim on disk, so that a restarted driver still unprepares what it prepared.
 #pragma once
 
 #include <filesystem>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "dra/handoff.h"
+#include "dra/health_feed.h"
 #include "dra/prepare.h"
 #include "dra/slices.h"
 #include "topology/model/node.h"
@@ -80,6 +82,7 @@ class KubeletPlugin {
  private:
   class Registration;
   class DraService;
+  class HealthService;
   PrepareResult prepare_one(const ClaimRef& ref);
   std::string unprepare_one(const ClaimRef& ref);
   std::filesystem::path claim_file(const std::string& uid) const;
@@ -93,6 +96,8 @@ class KubeletPlugin {
   std::vector<Device> devices_;
   std::unique_ptr<Registration> registration_;
   std::unique_ptr<DraService> service_;
+  std::unique_ptr<HealthService> health_service_;
+  HealthFeed health_;  // its own lock: streams wait on it without holding mu_
   std::unique_ptr<grpc::Server> reg_server_, dra_server_;
 };
 
