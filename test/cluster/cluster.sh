@@ -158,6 +158,7 @@ clusterDomain: cluster.local
 containerRuntimeEndpoint: unix://$CONTAINERD_SOCK
 resolvConf: $W/kubelet/resolv.conf
 podCIDR: $POD_CIDR
+featureGates: {$(sed 's/=/: /g; s/,/, /g' <<<"$FEATURE_GATES")}
 maxPods: 40
 serializeImagePulls: false
 imageGCHighThresholdPercent: 100
@@ -225,7 +226,8 @@ up() {
     --kubelet-certificate-authority "$W/pki/ca.crt" --kubelet-preferred-address-types InternalIP \
     --service-account-issuer https://kubernetes.default.svc.cluster.local \
     --service-account-key-file "$W/pki/sa.pub" --service-account-signing-key-file "$W/pki/sa.key" \
-    --profiling=false --enable-priority-and-fairness=false
+    --profiling=false --enable-priority-and-fairness=false \
+    --feature-gates "$FEATURE_GATES" --runtime-config "$RUNTIME_CONFIG"
   export KUBECONFIG=$W/pki/admin.kubeconfig
   wait_for "kube-apiserver" 60 kubectl get --raw /readyz
   step "kube-apiserver ready ($((SECONDS - t0)) s)"
@@ -236,11 +238,12 @@ up() {
     --service-account-private-key-file "$W/pki/sa.key" --root-ca-file "$W/pki/ca.crt" \
     --use-service-account-credentials=true --bind-address 127.0.0.1 --secure-port "$CM_PORT" \
     --cluster-signing-cert-file "$W/pki/ca.crt" --cluster-signing-key-file "$W/pki/ca.key" \
-    --concurrent-gc-syncs 2 --profiling=false
+    --concurrent-gc-syncs 2 --profiling=false --feature-gates "$FEATURE_GATES"
   start_process kube-scheduler "$BIN/kube-scheduler" --kubeconfig "$W/pki/scheduler.kubeconfig" \
     --authentication-kubeconfig "$W/pki/scheduler.kubeconfig" \
     --authorization-kubeconfig "$W/pki/scheduler.kubeconfig" \
-    --leader-elect=false --bind-address 127.0.0.1 --secure-port "$SCHED_PORT" --profiling=false
+    --leader-elect=false --bind-address 127.0.0.1 --secure-port "$SCHED_PORT" --profiling=false \
+    --feature-gates "$FEATURE_GATES"
   step "containerd and the images"
   containerd_config
   cni_config

@@ -28,6 +28,12 @@ PAUSE_IMAGE=localhost/railyard-pause:1
 RAILYARD_IMAGE=docker.io/library/railyard:0.1.0
 RAILS=8
 VFS_PER_RAIL=4
+# What a rail's findings need from 1.36 (test/cluster/README.md lists them for users): device taints
+# in ResourceSlices (beta, on by default), DeviceTaintRules (beta, off by default, served in
+# resource.k8s.io/v1beta2), resource health in pod status (beta, on by default). Named here so a
+# cluster that turned one off by default later still runs the tests.
+FEATURE_GATES=DRADeviceTaints=true,DRADeviceTaintRules=true,ResourceHealthStatus=true
+RUNTIME_CONFIG=resource.k8s.io/v1beta2=true
 LEAF_MTU=9000 # the leaf bridges and their ports: jumbo, as a RoCE fabric is
 
 step() { printf '== cluster: %s\n' "$*"; }

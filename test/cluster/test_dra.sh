@@ -2,8 +2,11 @@
 # The DRA driver (manifests/dra/) on the node: labelled railyard.io/allocator=dra, the device
 # plugin leaves it and railyard-dra-driver publishes its ResourceSlices through the API server
 # (8 GPUs, 8 PFs, 32 VFs, with their attributes, owned by the Node); rail 5's port taken down in
-# the fixture's sysfs takes its PF and VFs out of the slices within 5 s and back when it comes
-# up; a pod on the gpu-nic-bundles claim (8 switch-local pairs) and one on one-nic-per-rail start
+# the fixture's sysfs taints its PF and VFs (railyard.io/rail-down, NoSchedule) within 2 s: a
+# one-nic-per-rail pod stays Pending, a claim that tolerates the taint gets a VF of rail 5, and
+# the taint goes within 2 s of the port coming back, the Pending pod starting; a pod that held a
+# VF of rail 5 before it went down keeps running and its status shows the device Unhealthy with
+# the reason, then Healthy (KEP-4680); a pod on the gpu-nic-bundles claim (8 switch-local pairs) and one on one-nic-per-rail start
 # with the claimed VFs' device nodes, NCCL_IB_HCA, rails with SBR and traffic on each rail, and
 # networkData in the claim's status; the driver restarted mid-life still knows the claims and
 # unprepares them when the pods go, leaving nothing; a claim for a GPU and a NIC of another rail
@@ -20,7 +23,8 @@ cleanup() {
   [ -n "$state_file" ] && [ -n "$saved_state" ] && echo "$saved_state" >"$state_file"
   k delete pod dra-bundles dra-rails --ignore-not-found --wait=true --timeout 60s >/dev/null 2>&1 || true
   kubectl delete -n "$NS" -k "$here/../../manifests/dra/claims" --ignore-not-found >/dev/null 2>&1 || true
-  k delete pod dra-test-unmet --ignore-not-found --wait=true --timeout 60s >/dev/null 2>&1 || true
+  k delete pod dra-test-unmet dra-test-tolerant dra-test-holder --ignore-not-found --wait=true --timeout 60s >/dev/null 2>&1 || true
+  k delete resourceclaim dra-test-tolerant dra-test-holder --ignore-not-found --wait=true --timeout 30s >/dev/null 2>&1 || true
   k delete resourceclaim dra-test-unmet --ignore-not-found --wait=true --timeout 30s >/dev/null 2>&1 || true
   kubectl delete -k "$here/overlay-dra" --ignore-not-found --wait=true --timeout 60s >/dev/null 2>&1 || true
   # The DaemonSet gone, its slices stay (owned by the Node): removed here, as a driver leaving
@@ -93,36 +97,7 @@ echo "ok: one PF and $VFS_PER_RAIL VFs per rail; each GPU under its rail PF's sw
 echo "One GPU and one VF as published:"
 pool 'json.dumps([next(x for x in d.values() if typ(x) == "gpu"), next(x for x in d.values() if typ(x) == "vf" and a(x, "railyard.io/rail") == '"$bad"')], indent=2)' | sed 's/^/  /'
 
-# Rail 5 down: its PF's port leaves ACTIVE in the fixture's sysfs, where the driver reads it.
-pf=$(pool 'next(a(x, "resource.kubernetes.io/pciBusID") + " " + a(x, "railyard.io/rdmaDevice") for x in d.values() if typ(x) == "nic" and a(x, "railyard.io/rail") == '"$bad"')')
-read -r pci rdma <<<"$pf"
-state_file=$SYSFS_ROOT/sys/bus/pci/devices/$pci/infiniband/$rdma/ports/1/state
-[ -f "$state_file" ] || fail "no port state for rail $bad's PF at $state_file"
-saved_state=$(cat "$state_file")
-gen0=$(pool gen)
-rail_devices() { pool 'sum(1 for x in d.values() if typ(x) in ("nic", "vf") and a(x, "railyard.io/rail") == '"$bad"')'; }
-t0=$(date +%s%N)
-echo "1: DOWN" >"$state_file"
-until_ok 5 "rail $bad's PF and VFs to leave the slices after its port went DOWN" \
-  'test "$(rail_devices)" = 0 && test "$(count)" = "$((expected - 1 - VFS_PER_RAIL))"'
-t1=$(date +%s%N)
-echo "ok: rail $bad ($rdma, $pci) DOWN: its PF and $VFS_PER_RAIL VFs left the slices in $(((t1 - t0) / 1000000)) ms (generation $gen0 -> $(pool gen), $(count) devices)"
-echo "$saved_state" >"$state_file"
-until_ok 5 "rail $bad's devices to come back when its port is ACTIVE again" 'test "$(count)" = "$expected"'
-echo "ok: rail $bad ACTIVE again: $expected devices, generation $(pool gen)"
-
-# A slice deleted by hand: the driver's resync (--resync=3 in the overlay) publishes it again.
-kubectl delete resourceslice "$NODE_NAME-railyard.io-0" >/dev/null
-until_ok 10 "the slice deleted by hand to be published again" 'test "$(count)" = "$expected"'
-echo "ok: the slice deleted by hand is back: $expected devices, generation $(pool gen)"
-k logs daemonset/railyard-dra-driver -c dra-driver | grep -E 'found|published|nic-|differ' | sed 's/^/  driver: /'
-
-# Two pods on DRA claims (manifests/dra/claims): dra-bundles takes gpu-nic-bundles (8 GPU+VF
-# pairs, each under one switch), dra-rails one-nic-per-rail (a VF of each rail). The scheduler
-# allocates, the kubelet calls the driver (NodePrepareResources: a CDI spec per claim), and
-# railyard-cni, attached 8 times through railyard-dra-rails, moves the claimed VFs in, rail by
-# rail, with their addresses and SBR.
-kubectl apply -n "$NS" -k "$here/../../manifests/dra/claims" >/dev/null
+# A pod on a DRA claim template, with a rail from each of its VFs through railyard-dra-rails.
 dra_pod() { # <name> <claim template>
   local nets="" r
   for ((r = 0; r < RAILS; r++)); do nets+="${nets:+, }railyard-dra-rails@net$((r + 1))"; done
@@ -150,9 +125,133 @@ spec:
         claims: [{name: rails}]
 YAML
 }
+# claim_pod <name>: a ResourceClaim <name>, its spec.devices on stdin (YAML as under
+# "devices:"), and a pod that holds it.
+claim_pod() {
+  local devices
+  devices=$(sed 's/^/    /')
+  kubectl apply -f - >/dev/null <<YAML
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: $1, namespace: $NS}
+spec:
+  devices:
+$devices
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: $1
+  namespace: $NS
+  labels: {app.kubernetes.io/name: railyard-cluster-test}
+spec:
+  terminationGracePeriodSeconds: 1
+  resourceClaims: [{name: claim, resourceClaimName: $1}]
+  containers:
+    - name: main
+      image: railyard:0.1.0
+      command: ["sleep", "infinity"]
+      resources:
+        requests: {cpu: 10m, memory: 16Mi}
+        limits: {memory: 64Mi}
+        claims: [{name: claim}]
+YAML
+}
+# A pod on a claim of its own for one VF of rail 5 that tolerates railyard.io/rail-down.
+tolerant_pod() { # <name>
+  claim_pod "$1" <<YAML
+requests:
+  - name: nic
+    exactly:
+      deviceClassName: rail-nic.railyard.io
+      selectors:
+        - cel: {expression: 'device.attributes["railyard.io"].type == "vf" && device.attributes["railyard.io"].rail == $bad'}
+      tolerations:
+        - {key: railyard.io/rail-down, operator: Exists, effect: NoSchedule}
+YAML
+  k wait --for=condition=Ready "pod/$1" --timeout 60s >/dev/null ||
+    { k describe pod "$1" | tail -20; fail "pod $1, whose claim tolerates rail-down, did not start"; }
+}
+# <pod>: "Health message" of each device in its containers' allocatedResourcesStatus (KEP-4680)
+pod_health() {
+  k get pod "$1" -o json | python3 -c '
+import json, sys
+for cs in json.load(sys.stdin)["status"].get("containerStatuses", []):
+    for ars in cs.get("allocatedResourcesStatus") or []:
+        for r in ars.get("resources") or []:
+            print(r.get("health", ""), r.get("message", ""))'
+}
 host_vfs_before=$(host_vfs)
-dra_pod dra-bundles gpu-nic-bundles | kubectl apply -f - >/dev/null
+# A pod already holding a VF of rail 5 when it goes down: it keeps running (NoSchedule), and its
+# status shows the device's health from the driver's health stream.
+tolerant_pod dra-test-holder
+until_ok 30 "dra-test-holder's status to show its VF Healthy" 'pod_health dra-test-holder | grep -q "^Healthy"'
+echo "ok: dra-test-holder holds a VF of rail $bad; its status: $(pod_health dra-test-holder)"
+
+# Rail 5 down: its PF's port leaves ACTIVE in the fixture's sysfs, where the driver reads it.
+pf=$(pool 'next(a(x, "resource.kubernetes.io/pciBusID") + " " + a(x, "railyard.io/rdmaDevice") for x in d.values() if typ(x) == "nic" and a(x, "railyard.io/rail") == '"$bad"')')
+read -r pci rdma <<<"$pf"
+state_file=$SYSFS_ROOT/sys/bus/pci/devices/$pci/infiniband/$rdma/ports/1/state
+[ -f "$state_file" ] || fail "no port state for rail $bad's PF at $state_file"
+saved_state=$(cat "$state_file")
+gen0=$(pool gen)
+# <python expression on x>: the rail's PF and VFs it holds for
+rail_devices() { pool 'sum(1 for x in d.values() if typ(x) in ("nic", "vf") and a(x, "railyard.io/rail") == '"$bad"' and '"$1"')'; }
+tainted='any(t["key"] == "railyard.io/rail-down" and t["effect"] == "NoSchedule" for t in x.get("taints", []))'
+ms_since() { echo $((($(date +%s%N) - $1) / 1000000)); }
+t0=$(date +%s%N)
+echo "1: DOWN" >"$state_file"
+until_ok 5 "rail $bad's PF and VFs to carry the rail-down taint after its port went DOWN" \
+  'test "$(rail_devices "$tainted")" = "$((1 + VFS_PER_RAIL))"'
+down_ms=$(ms_since "$t0")
+[ "$(count)" = "$expected" ] || fail "the pool has $(count) devices with rail $bad DOWN, expected all $expected (tainted, not dropped)"
+[ "$(pool 'sum(1 for x in d.values() if x.get("taints"))')" = "$((1 + VFS_PER_RAIL))" ] ||
+  fail "devices off rail $bad are tainted: $(pool '[x["name"] for x in d.values() if x.get("taints")]')"
+[ "$down_ms" -le 2000 ] || fail "the taint took $down_ms ms to show in the API, more than 2 s"
+echo "ok: rail $bad ($rdma, $pci) DOWN: its PF and $VFS_PER_RAIL VFs tainted in the slices within $down_ms ms, still published (generation $gen0 -> $(pool gen))"
+pool 'json.dumps(next(x["taints"] for x in d.values() if typ(x) == "nic" and a(x, "railyard.io/rail") == '"$bad"'))' | sed 's/^/  taint: /'
+
+# While it is down: a pod asking for a VF of every rail stays Pending; one whose claim
+# tolerates the taint gets a VF of rail 5 and starts.
+kubectl apply -n "$NS" -k "$here/../../manifests/dra/claims" >/dev/null
 dra_pod dra-rails one-nic-per-rail | kubectl apply -f - >/dev/null
+tolerant_pod dra-test-tolerant
+got=$(k get resourceclaim dra-test-tolerant -o jsonpath='{.status.allocation.devices.results[0].device}')
+[ "$(pool "a(d['$got'], 'railyard.io/rail')")" = "$bad" ] && [ "$(pool "bool(d['$got'].get('taints'))")" = True ] ||
+  fail "the tolerating claim got $got, not a tainted VF of rail $bad"
+echo "ok: a claim that tolerates railyard.io/rail-down got the tainted $got and its pod is Running"
+until_ok 30 "dra-test-holder's status to show its VF Unhealthy" 'pod_health dra-test-holder | grep -q "^Unhealthy .*is not ACTIVE"'
+[ "$(k get pod dra-test-holder -o jsonpath='{.status.phase}')" = Running ] || fail "dra-test-holder is not Running with its rail down (NoSchedule must not evict)"
+echo "ok: dra-test-holder keeps running on the tainted rail; its status: $(pod_health dra-test-holder)"
+scheduled() { k get pod dra-rails -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].reason}'; }
+until_ok 30 "the one-nic-per-rail pod to be marked Unschedulable while rail $bad is tainted" 'test "$(scheduled)" = Unschedulable'
+event=$(k get events --field-selector involvedObject.name=dra-rails,reason=FailedScheduling -o jsonpath='{.items[-1:].message}')
+echo "ok: the one-nic-per-rail pod is Pending: $event"
+# The scheduler (1.36) says "cannot allocate all claims" without naming the taint; the slice does.
+
+t0=$(date +%s%N)
+echo "$saved_state" >"$state_file"
+until_ok 5 "rail $bad's taint to go when its port is ACTIVE again" 'test "$(rail_devices "$tainted")" = 0'
+up_ms=$(ms_since "$t0")
+[ "$up_ms" -le 2000 ] || fail "the taint took $up_ms ms to leave, more than 2 s"
+echo "ok: rail $bad ACTIVE again: the taint left within $up_ms ms ($expected devices, generation $(pool gen))"
+until_ok 30 "dra-test-holder's status to show its VF Healthy again" 'pod_health dra-test-holder | grep -q "^Healthy"'
+echo "ok: dra-test-holder's status: $(pod_health dra-test-holder)"
+k delete pod dra-test-tolerant dra-test-holder --wait=true --timeout 60s >/dev/null
+k delete resourceclaim dra-test-tolerant dra-test-holder --wait=true --timeout 30s >/dev/null
+
+# A slice deleted by hand: the driver's resync (--resync=3 in the overlay) publishes it again.
+kubectl delete resourceslice "$NODE_NAME-railyard.io-0" >/dev/null
+until_ok 10 "the slice deleted by hand to be published again" 'test "$(count)" = "$expected"'
+echo "ok: the slice deleted by hand is back: $expected devices, generation $(pool gen)"
+k logs daemonset/railyard-dra-driver -c dra-driver | grep -E 'found|published|nic-|differ' | sed 's/^/  driver: /'
+
+# Two pods on DRA claims (manifests/dra/claims): dra-bundles takes gpu-nic-bundles (8 GPU+VF
+# pairs, each under one switch), dra-rails one-nic-per-rail (a VF of each rail). The scheduler
+# allocates, the kubelet calls the driver (NodePrepareResources: a CDI spec per claim), and
+# railyard-cni, attached 8 times through railyard-dra-rails, moves the claimed VFs in, rail by
+# rail, with their addresses and SBR.
+dra_pod dra-bundles gpu-nic-bundles | kubectl apply -f - >/dev/null
 for p in dra-bundles dra-rails; do
   k wait --for=condition=Ready "pod/$p" --timeout 120s >/dev/null || {
     k describe pod "$p" | tail -25
@@ -264,49 +363,21 @@ kubectl delete -n "$NS" -k "$here/../../manifests/dra/claims" >/dev/null
 
 # A claim that cannot be met: the GPU of rail 0's bundle and a VF of rail 1 under one PCIe
 # switch; on this node each GPU shares a switch with its own rail's NIC only.
-kubectl apply -f - >/dev/null <<YAML
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaim
-metadata:
-  name: dra-test-unmet
-  namespace: $NS
-spec:
-  devices:
-    requests:
-      - name: gpu
-        exactly:
-          deviceClassName: gpu-nic-bundle.railyard.io
-          selectors:
-            - cel: {expression: 'device.attributes["railyard.io"].rail == 0'}
-      - name: nic
-        exactly:
-          deviceClassName: rail-nic.railyard.io
-          selectors:
-            - cel: {expression: 'device.attributes["railyard.io"].type == "vf" && device.attributes["railyard.io"].rail == 1'}
-    constraints:
-      - requests: [gpu, nic]
-        matchAttribute: railyard.io/pcieSwitch
----
-apiVersion: v1
-kind: Pod
-metadata:
-  name: dra-test-unmet
-  namespace: $NS
-  labels: {app.kubernetes.io/name: railyard-cluster-test}
-spec:
-  terminationGracePeriodSeconds: 1
-  resourceClaims:
-    - name: pair
-      resourceClaimName: dra-test-unmet
-  containers:
-    - name: main
-      image: railyard:0.1.0
-      command: ["sleep", "infinity"]
-      resources:
-        requests: {cpu: 10m, memory: 16Mi}
-        limits: {memory: 64Mi}
-        claims:
-          - name: pair
+claim_pod dra-test-unmet <<YAML
+requests:
+  - name: gpu
+    exactly:
+      deviceClassName: gpu-nic-bundle.railyard.io
+      selectors:
+        - cel: {expression: 'device.attributes["railyard.io"].rail == 0'}
+  - name: nic
+    exactly:
+      deviceClassName: rail-nic.railyard.io
+      selectors:
+        - cel: {expression: 'device.attributes["railyard.io"].type == "vf" && device.attributes["railyard.io"].rail == 1'}
+constraints:
+  - requests: [gpu, nic]
+    matchAttribute: railyard.io/pcieSwitch
 YAML
 unschedulable() {
   test "$(k get pod dra-test-unmet -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].reason}')" = Unschedulable
