@@ -65,11 +65,28 @@ ProcessResult run_process(const std::vector<std::string>& argv,
   in.close_end(0);
   out.close_end(1);
   err.close_end(1);
-  for (size_t done = 0; done < input.size();) {
-    const ssize_t n = ::write(in.fd[1], input.data() + done, input.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;  // the child stopped reading
-    done += static_cast<size_t>(n);
+  {
+    // A child that exits without reading all of its stdin (an IPAM plugin answering DEL at once)
+    // must not kill us with SIGPIPE: the signal is blocked on this thread while we write (a
+    // pipe's SIGPIPE goes to the writing thread), and one that our write raised is taken back.
+    sigset_t pipe_only, old, pending;
+    sigemptyset(&pipe_only);
+    sigaddset(&pipe_only, SIGPIPE);
+    ::pthread_sigmask(SIG_BLOCK, &pipe_only, &old);
+    sigpending(&pending);
+    const bool pending_before = sigismember(&pending, SIGPIPE);
+    for (size_t done = 0; done < input.size();) {
+      const ssize_t n = ::write(in.fd[1], input.data() + done, input.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;  // the child stopped reading
+      done += static_cast<size_t>(n);
+    }
+    sigpending(&pending);
+    if (!pending_before && sigismember(&pending, SIGPIPE)) {
+      const timespec now{};
+      ::sigtimedwait(&pipe_only, nullptr, &now);
+    }
+    ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
   }
   in.close_end(1);
 

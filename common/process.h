@@ -16,8 +16,8 @@ enum class Stderr {
 };
 
 struct ProcessResult {
-  int exit_code =
-      -1;  // the exit status; 128 + signal when killed; 127 when it could not be started
+  // The exit status; 128 + signal when killed; 127 when it could not be started.
+  int exit_code = -1;
   std::string out;
   std::string err;
   bool timed_out = false;  // killed (SIGKILL) when it outlived the limit
