@@ -291,8 +291,10 @@ json cmd_add(const Request& req) {
   net::RouteSocket host_sk;
   const auto link = find_link(host_sk, dev.netdev);
   if (!link)
-    throw CniError(kInvalidConfig, "device " + (dev.pci.empty() ? "" : dev.pci + " ") + "(" +
-                                       dev.netdev + ") is not in the host network namespace");
+    throw CniError(kInvalidConfig,
+                   "device " + (dev.pci.empty() ? "" : dev.pci + " ") + "(" + dev.netdev +
+                       ") is not in the host network namespace: another pod holds it, or the "
+                       "kernel has no interface of that name (sysfs names it, netlink does not)");
   const bool clash = net::in_netns(env.netns, [&] {
     net::RouteSocket sk;
     return find_link(sk, env.ifname).has_value();

@@ -93,8 +93,10 @@ NetConf NetConf::parse(const json& j, const NodePolicy& policy) {
   if (c.device_from_dra && (!c.device_id.empty() || !c.device.empty()))
     bad("deviceFrom \"dra\" takes the device from the pod's claims: leave out deviceID and device");
   if (c.device_id.empty() && c.device.empty() && !c.device_from_dra)
-    bad("no device: set deviceID (Multus does, from the device plugin), device, or "
-        "deviceFrom \"dra\"");
+    bad("no device for network '" + escape_controls(str(j, "name")) +
+        "': Multus passes a deviceID only when the pod requests the NAD's resource (its "
+        "k8s.v1.cni.cncf.io/resourceName, railyard.io/railN or railyard.io/bundle) in "
+        "resources.limits; or set device, or deviceFrom \"dra\" on a DRA node");
 
   c.vf.vlan = integer(j, "vlan", 0, 4094);
   c.vf.vlan_qos = integer(j, "vlanQoS", 0, 7);

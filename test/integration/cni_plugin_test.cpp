@@ -531,7 +531,10 @@ TEST_CASE("bad input: the right code and message, nothing touched", "[cni][netns
          "the pod already has an interface named net9");
   json no_device = good;
   no_device.erase("deviceID");
-  expect(run_raw({}, no_device.dump()), 7, "no device");
+  // The likely cause named: a pod that did not request the NAD's resource gets no deviceID.
+  expect(run_raw({}, no_device.dump()), 7,
+         "no device for network '" + good.value("name", "") +
+             "': Multus passes a deviceID only when the pod requests the NAD's resource");
   json no_ipam_plugin = good;
   no_ipam_plugin["rails"]["0"]["type"] = "no-such-ipam";
   expect(run_raw({}, no_ipam_plugin.dump()), 7, "IPAM plugin 'no-such-ipam' not found in CNI_PATH");
