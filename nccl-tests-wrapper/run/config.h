@@ -22,8 +22,9 @@
 //                                                       // (one rank drives every rail), "one" =
 //                                                       // the median rail (one GPU per rail)
 //                  "allRailsMinFraction": 0.75,         // of that
-//                  "repeats": 2,                        // a failing rail is re-run up to this
-//                  often "timeoutSeconds": 600, "env": {"NCCL_DEBUG": "WARN"}}}
+//                  "repeats": 2,                        // re-runs of a failing rail, at most
+//                  "timeoutSeconds": 600,
+//                  "env": {"NCCL_DEBUG": "WARN"}}}
 // gpuDirect: "off", "warn" or "require" nvidia_peermem (or dma-buf support) on the node.
 #pragma once
 

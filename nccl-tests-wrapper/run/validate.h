@@ -37,8 +37,8 @@ enum class Verdict { kPass = 0, kFail = 1, kCouldNotRun = 2 };
 struct RailCounterDelta {
   std::string rail, device, netdev;
   double seconds = 0;
-  std::map<std::string, int64_t>
-      delta;  // "counters/symbol_error", "hw_counters/...", "carrier_changes"
+  // "counters/symbol_error", "hw_counters/...", "carrier_changes" -> growth over the run
+  std::map<std::string, int64_t> delta;
 };
 
 struct Report {
