@@ -97,10 +97,11 @@ echo "ok: one PF and $VFS_PER_RAIL VFs per rail; each GPU under its rail PF's sw
 echo "One GPU and one VF as published:"
 pool 'json.dumps([next(x for x in d.values() if typ(x) == "gpu"), next(x for x in d.values() if typ(x) == "vf" and a(x, "railyard.io/rail") == '"$bad"')], indent=2)' | sed 's/^/  /'
 
-# A pod on a DRA claim template, with a rail from each of its VFs through railyard-dra-rails.
-dra_pod() { # <name> <claim template>
-  local nets="" r
-  for ((r = 0; r < RAILS; r++)); do nets+="${nets:+, }railyard-dra-rails@net$((r + 1))"; done
+# claimed_pod <name> <claim reference> [networks]: a pod holding one claim as "claim", given by
+# `resourceClaimName: X` or `resourceClaimTemplateName: X`, with Multus networks if named.
+claimed_pod() {
+  local annotations=""
+  [ -n "${3:-}" ] && annotations="  annotations: {k8s.v1.cni.cncf.io/networks: \"$3\"}"
   cat <<YAML
 apiVersion: v1
 kind: Pod
@@ -108,13 +109,10 @@ metadata:
   name: $1
   namespace: $NS
   labels: {app.kubernetes.io/name: railyard-cluster-test}
-  annotations:
-    k8s.v1.cni.cncf.io/networks: $nets
+$annotations
 spec:
   terminationGracePeriodSeconds: 1
-  resourceClaims:
-    - name: rails
-      resourceClaimTemplateName: $2
+  resourceClaims: [{name: claim, $2}]
   containers:
     - name: main
       image: railyard:0.1.0
@@ -122,8 +120,14 @@ spec:
       resources:
         requests: {cpu: 10m, memory: 16Mi}
         limits: {memory: 64Mi}
-        claims: [{name: rails}]
+        claims: [{name: claim}]
 YAML
+}
+# A pod on a DRA claim template, with a rail from each of its VFs through railyard-dra-rails.
+dra_pod() { # <name> <claim template>
+  local nets="" r
+  for ((r = 0; r < RAILS; r++)); do nets+="${nets:+, }railyard-dra-rails@net$((r + 1))"; done
+  claimed_pod "$1" "resourceClaimTemplateName: $2" "$nets"
 }
 # claim_pod <name>: a ResourceClaim <name>, its spec.devices on stdin (YAML as under
 # "devices:"), and a pod that holds it.
@@ -138,23 +142,7 @@ spec:
   devices:
 $devices
 ---
-apiVersion: v1
-kind: Pod
-metadata:
-  name: $1
-  namespace: $NS
-  labels: {app.kubernetes.io/name: railyard-cluster-test}
-spec:
-  terminationGracePeriodSeconds: 1
-  resourceClaims: [{name: claim, resourceClaimName: $1}]
-  containers:
-    - name: main
-      image: railyard:0.1.0
-      command: ["sleep", "infinity"]
-      resources:
-        requests: {cpu: 10m, memory: 16Mi}
-        limits: {memory: 64Mi}
-        claims: [{name: claim}]
+$(claimed_pod "$1" "resourceClaimName: $1")
 YAML
 }
 # A pod on a claim of its own for one VF of rail 5 that tolerates railyard.io/rail-down.
