@@ -149,18 +149,6 @@ json taints_of(const Device& d, TaintEffect effect) {
 
 }  // namespace
 
-std::string_view to_string(Unhealthy u) {
-  switch (u) {
-    case Unhealthy::kTaint:
-      return "taint";
-    case Unhealthy::kMark:
-      return "mark";
-    case Unhealthy::kDrop:
-      return "drop";
-  }
-  return "?";
-}
-
 std::string_view to_string(TaintEffect e) {
   switch (e) {
     case TaintEffect::kNoSchedule:

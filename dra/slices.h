@@ -58,7 +58,6 @@ enum class Unhealthy {
   kMark,  // published with railyard.io/healthy false, for a DeviceClass selector to skip
   kDrop,  // left out until it recovers: for API servers without device taints
 };
-std::string_view to_string(Unhealthy u);  // "taint", "mark", "drop"
 
 // The taint's effect: NoSchedule keeps running pods (a flapping port must not evict a training
 // job); NoExecute also evicts pods whose claims hold the device; None only informs.
