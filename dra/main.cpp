@@ -148,8 +148,7 @@ void follow_health(std::vector<dra::Device>& devices, std::map<std::string, Unwe
 std::string describe(const dra::SliceOptions& o) {
   switch (o.unhealthy) {
     case dra::Unhealthy::kTaint:
-      return "tainted railyard.io/rail-down or railyard.io/device-gone, effect " +
-             std::string(dra::to_string(o.effect));
+      return "tainted railyard.io/rail-down, effect " + std::string(dra::to_string(o.effect));
     case dra::Unhealthy::kMark:
       return "published with railyard.io/healthy false";
     case dra::Unhealthy::kDrop:

@@ -161,8 +161,8 @@ std::string_view to_string(TaintEffect e) {
   return "?";
 }
 
-std::string_view taint_key(deviceplugin::Fault f) {
-  return f == deviceplugin::Fault::kGone ? "railyard.io/device-gone" : "railyard.io/rail-down";
+std::string_view taint_key(deviceplugin::Fault) {
+  return "railyard.io/rail-down";
 }
 
 std::string_view taint_value(deviceplugin::Fault f) {

@@ -64,8 +64,9 @@ enum class Unhealthy {
 enum class TaintEffect { kNoSchedule, kNoExecute, kNone };
 std::string_view to_string(TaintEffect e);  // as the API spells it
 
-// The taint a fault gets: railyard.io/rail-down (port not ACTIVE, no carrier) or
-// railyard.io/device-gone, with a value naming the fault ("port-down", "no-carrier", "gone").
+// The taint a fault gets (DESIGN.md's name): railyard.io/rail-down whatever the fault, with a
+// value naming it ("port-down": port not ACTIVE, "no-carrier": a RoCE PF without carrier,
+// "gone": the function or GPU left), so one toleration covers a rail's driver-seen faults.
 std::string_view taint_key(deviceplugin::Fault f);
 std::string_view taint_value(deviceplugin::Fault f);
 

@@ -282,7 +282,7 @@ TEST_CASE("unhealthy devices are tainted, or marked or dropped when asked", "[dr
         CHECK(t["timeAdded"] == "2026-12-07T13:00:00Z");
       }
     CHECK(keys == std::map<std::string, int>{{"railyard.io/rail-down=port-down", 5},
-                                             {"railyard.io/device-gone=gone", 1}});
+                                             {"railyard.io/rail-down=gone", 1}});
   }
 }
 
