@@ -62,14 +62,20 @@ namespace {
 // Devices `sent` with taints that come back without them: an API server whose DRADeviceTaints
 // gate is off drops the field without an error.
 size_t count_dropped_taints(const json& sent, const ApiResponse& r) {
-  const json back = r.json();
-  if (!back.is_object()) return 0;
+  auto devices = [](const json& slice) {
+    const json spec = slice.is_object() ? slice.value("spec", json::object()) : json::object();
+    const json d = spec.is_object() ? spec.value("devices", json::array()) : json::array();
+    return d.is_array() ? d : json::array();
+  };
+  auto name = [](const json& d) {
+    return d.contains("name") && d["name"].is_string() ? d["name"].get<std::string>() : "";
+  };
   std::set<std::string> untainted;
-  for (const auto& d : back["spec"].value("devices", json::array()))
-    if (d.is_object() && !d.contains("taints")) untainted.insert(d.value("name", ""));
+  for (const auto& d : devices(r.json()))
+    if (d.is_object() && !d.contains("taints")) untainted.insert(name(d));
   size_t n = 0;
-  for (const auto& d : sent["spec"].value("devices", json::array()))
-    if (d.contains("taints") && untainted.count(d.value("name", ""))) ++n;
+  for (const auto& d : devices(sent))
+    if (d.contains("taints") && untainted.count(name(d))) ++n;
   return n;
 }
 

@@ -55,9 +55,11 @@ class FakeApiServer {
   int unavailable = 0;     // the next N requests answer 503 with Retry-After: 7
   std::string node_uid = "uid-n1";
   bool no_taints = false;  // drops devices' taints, as an API server without DRADeviceTaints
+  bool odd_spec = false;   // answers writes with a spec that is no object (a broken server)
 
  private:
   json strip(json s) const {
+    if (odd_spec) return {{"metadata", s["metadata"]}, {"spec", "not an object"}};
     if (no_taints)
       for (auto& d : s["spec"]["devices"]) d.erase("taints");
     return s;
@@ -248,6 +250,12 @@ TEST_CASE("publisher: counts the taints an API server without device taints drop
   pub.publish(pool(devs, 2));
   CHECK(pub.taints_dropped() == 1);
   pub.publish(pool(devices(3), 3));  // nothing tainted: nothing to drop
+  CHECK(pub.taints_dropped() == 0);
+  {
+    std::lock_guard lock(api.mu);
+    api.odd_spec = true;
+  }
+  pub.publish(pool(devs, 4));  // an answer of the wrong shape is no crash and no verdict
   CHECK(pub.taints_dropped() == 0);
 }
 
