@@ -2,18 +2,6 @@
 
 namespace railyard::dra {
 
-namespace {
-
-bool same(const std::vector<HealthReport>& a, const std::vector<HealthReport>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (a[i].device != b[i].device || a[i].healthy != b[i].healthy || a[i].message != b[i].message)
-      return false;
-  return true;
-}
-
-}  // namespace
-
 void HealthFeed::update(const std::vector<Device>& devices) {
   std::vector<HealthReport> now;
   now.reserve(devices.size());
@@ -26,7 +14,7 @@ void HealthFeed::update(const std::vector<Device>& devices) {
   }
   {
     std::lock_guard lk(mu_);
-    if (version_ > 0 && same(now, reports_)) return;
+    if (version_ > 0 && now == reports_) return;
     reports_ = std::move(now);
     ++version_;
   }

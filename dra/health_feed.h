@@ -18,6 +18,7 @@ struct HealthReport {
   std::string device;  // the device's name in the pool
   bool healthy = true;
   std::string message;  // why not, at most kMaxHealthMessage characters; empty when healthy
+  bool operator==(const HealthReport&) const = default;
 };
 
 // The kubelet truncates longer messages itself; ours are cut where they would be.

@@ -142,7 +142,7 @@ std::string slice_name(const std::string& node, size_t i) {
 
 json taints_of(const Device& d, TaintEffect effect) {
   json t = {
-      {"key", taint_key(d.fault)}, {"value", taint_value(d.fault)}, {"effect", to_string(effect)}};
+      {"key", kRailDownTaint}, {"value", taint_value(d.fault)}, {"effect", to_string(effect)}};
   if (!d.unhealthy_since.empty()) t["timeAdded"] = d.unhealthy_since;
   return json::array({std::move(t)});
 }
@@ -159,10 +159,6 @@ std::string_view to_string(TaintEffect e) {
       return "None";
   }
   return "?";
-}
-
-std::string_view taint_key(deviceplugin::Fault) {
-  return "railyard.io/rail-down";
 }
 
 std::string_view taint_value(deviceplugin::Fault f) {

@@ -64,10 +64,10 @@ enum class Unhealthy {
 enum class TaintEffect { kNoSchedule, kNoExecute, kNone };
 std::string_view to_string(TaintEffect e);  // as the API spells it
 
-// The taint a fault gets (DESIGN.md's name): railyard.io/rail-down whatever the fault, with a
-// value naming it ("port-down": port not ACTIVE, "no-carrier": a RoCE PF without carrier,
-// "gone": the function or GPU left), so one toleration covers a rail's driver-seen faults.
-std::string_view taint_key(deviceplugin::Fault f);
+// The taint every driver-seen fault gets (DESIGN.md's name), so one toleration covers them; its
+// value names the fault: "port-down" (port not ACTIVE), "no-carrier" (a RoCE PF without
+// carrier), "gone" (the function or GPU left).
+inline constexpr const char* kRailDownTaint = "railyard.io/rail-down";
 std::string_view taint_value(deviceplugin::Fault f);
 
 struct SliceOptions {
