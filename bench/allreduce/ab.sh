@@ -10,17 +10,8 @@ a="ryab2-a-$$" b="ryab2-b-$$"
 work=$(mktemp -d)
 cleanup() { ip netns del "$a" 2>/dev/null || true; ip netns del "$b" 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
-ip netns add "$a"
-ip netns add "$b"
-for k in 0 1; do
-  ip link add "rail$k" netns "$a" type veth peer name "rail$k" netns "$b"
-  ip -n "$a" addr add "10.7$((7 + k)).0.1/24" dev "rail$k"
-  ip -n "$b" addr add "10.7$((7 + k)).0.2/24" dev "rail$k"
-  ip -n "$a" link set "rail$k" up
-  ip -n "$b" link set "rail$k" up
-done
-ip -n "$a" link set lo up
-ip -n "$b" link set lo up
+source "$(dirname "$0")/rails.sh"
+make_rails "$a" "$b"
 # One run of BIN: both ranks, rank 0's busbw per size (out-of-place), "size busbw" lines.
 run() {
   local bin=$1 out=$work/out port=$((29700 + RANDOM % 200))

@@ -16,17 +16,8 @@ cleanup() { ip netns del "$a" 2>/dev/null || true; ip netns del "$b" 2>/dev/null
 trap cleanup EXIT
 mpicc -O2 -o "$work/mpi_allreduce" bench/allreduce/mpi_allreduce.c
 g++ -O2 -std=c++17 -o "$work/gloo_allreduce" bench/allreduce/gloo_allreduce.cpp -lgloo -lpthread
-ip netns add "$a"
-ip netns add "$b"
-for k in 0 1; do
-  ip link add "rail$k" netns "$a" type veth peer name "rail$k" netns "$b"
-  ip -n "$a" addr add "10.7$((7 + k)).0.1/24" dev "rail$k"
-  ip -n "$b" addr add "10.7$((7 + k)).0.2/24" dev "rail$k"
-  ip -n "$a" link set "rail$k" up
-  ip -n "$b" link set "rail$k" up
-done
-ip -n "$a" link set lo up
-ip -n "$b" link set lo up
+source bench/allreduce/rails.sh
+make_rails "$a" "$b"
 # OpenMPI starts its daemon on the "remote host" (namespace b) through this agent, so its own
 # traffic crosses the rails too (PMIx cannot reach a rank in another namespace otherwise).
 cat >"$work/nsrsh" <<SH
