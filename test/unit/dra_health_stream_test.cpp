@@ -13,6 +13,7 @@
 #include "dra/health.h"
 #include "dra/health_feed.h"
 #include "dra/kubelet_plugin.h"
+#include "test/support/dra_plugin_options.h"
 #include "test/support/fixture_node.h"
 #include "test/support/temp_dir.h"
 
@@ -70,12 +71,7 @@ TEST_CASE("kubelet plugin: the health stream as the kubelet reads it", "[dra][he
       fx.sysfs(), topo::parse_rails_config(R"({"selectors": {"linkTypes": ["infiniband"]}})", "t"),
       {.vf_ports = true});
   railyard::testing::TempDir tmp;
-  PluginOptions opt;
-  opt.cdi_dir = tmp.path() / "cdi";
-  opt.state_dir = tmp.path() / "state";
-  opt.registry_dir = tmp.path() / "registry";
-  opt.plugin_dir = tmp.path() / "plugin";
-  opt.prepare = {.pool = "gpu-node-1", .root = fx.root()};
+  const PluginOptions opt = railyard::testing::dra_plugin_options(tmp.path(), fx.root());
   KubeletPlugin plugin(opt,
                        [](const std::string&, const std::string&) { return nlohmann::json(); });
   auto devices = build_devices(node, check_health(fx.sysfs(), node));

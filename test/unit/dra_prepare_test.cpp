@@ -11,6 +11,7 @@
 #include "dra/kubelet_plugin.h"
 #include "dra/network_status.h"
 #include "dra/prepare.h"
+#include "test/support/dra_plugin_options.h"
 #include "test/support/fixture_node.h"
 #include "test/support/temp_dir.h"
 
@@ -148,12 +149,7 @@ TEST_CASE("prepare refuses what is not this node's to prepare", "[dra][prepare]"
 TEST_CASE("kubelet plugin: prepare, restart, prepare again, unprepare twice", "[dra][prepare]") {
   Rig rig;
   railyard::testing::TempDir tmp;
-  PluginOptions opt;
-  opt.cdi_dir = tmp.path() / "cdi";
-  opt.state_dir = tmp.path() / "state";
-  opt.registry_dir = tmp.path() / "registry";
-  opt.plugin_dir = tmp.path() / "plugin";
-  opt.prepare = {.pool = "gpu-node-1", .root = rig.fx.root()};
+  PluginOptions opt = railyard::testing::dra_plugin_options(tmp.path(), rig.fx.root());
   // The fixture's netdevs are not on this machine: free unless the test says otherwise.
   std::set<std::string> held;
   opt.netdev_in_host = [&](const std::string& n) { return !held.count(n); };
@@ -271,10 +267,7 @@ TEST_CASE(
     "[dra][prepare]") {
   Rig rig;
   railyard::testing::TempDir tmp;
-  PluginOptions opt;
-  opt.cdi_dir = tmp.path() / "cdi";
-  opt.state_dir = tmp.path() / "state";
-  opt.prepare = {.pool = "gpu-node-1", .root = rig.fx.root()};
+  PluginOptions opt = railyard::testing::dra_plugin_options(tmp.path(), rig.fx.root());
   opt.netdev_in_host = [](const std::string&) { return true; };
   int gets = 0;
   KubeletPlugin plugin(opt, [&](const std::string&, const std::string&) {
