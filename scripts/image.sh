@@ -7,9 +7,11 @@
 # No registry and no Docker engine are needed: the base images are made from Debian's packages
 # (mmdebstrap) and imported under the names the Dockerfile uses; buildah builds with chroot
 # isolation into its own storage under build-image/ (nothing is left in the host's
-# /var/lib/containers). Usage: scripts/image.sh [--clean] [--archive FILE]
+# /var/lib/containers). Usage: scripts/image.sh [--clean] [--binaries DIR] [--archive FILE]
 #   --clean: remove the images and buildah's storage afterwards (CI); without it railyard:dev
 #   stays in build-image/storage (push it with `buildah --root build-image/storage ... push`).
+#   --binaries DIR: ship the binaries in DIR (a Release build the tests just ran on, as CI does:
+#   build-release/bin) instead of compiling them again inside (the Dockerfile's `tested` target).
 #   --archive FILE: also save it, once checked, as a docker-archive tagged railyard:0.1.0 (the
 #   manifests' tag), which `ctr images import` takes: the cluster tests run it (test/cluster/).
 set -euo pipefail
@@ -18,11 +20,13 @@ scripts/install-deps.sh
 
 clean=0
 archive=
+binaries=
 while [ $# -gt 0 ]; do
   case $1 in
     --clean) clean=1 ;;
     --archive) archive=$(realpath -m "$2"); shift ;;
-    *) echo "usage: $0 [--clean] [--archive FILE]" >&2; exit 2 ;;
+    --binaries) binaries=$(realpath -m "$2"); shift ;;
+    *) echo "usage: $0 [--clean] [--binaries DIR] [--archive FILE]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -31,10 +35,11 @@ store=(--root "$work/storage" --runroot "$work/run" --storage-driver vfs)
 bah() { buildah "${store[@]}" "$@"; }
 mkdir -p "$work"
 fixture=$(mktemp -d)
+context=$(mktemp -d)
 ctr=""
 cleanup() {
   [ -n "$ctr" ] && bah rm "$ctr" >/dev/null 2>&1 || true
-  rm -rf "$fixture"
+  rm -rf "$fixture" "$context"
   if [ "$clean" = 1 ]; then
     # vfs layers are plain directories; buildah's own removal knows their mounts.
     bah rmi --all --force >/dev/null 2>&1 || true
@@ -63,17 +68,35 @@ nofile=$(ulimit -Hn)
 nproc_limit=$(ulimit -Hu)
 [ "$nofile" = unlimited ] && nofile=1048576
 [ "$nproc_limit" = unlimited ] || [ "$nproc_limit" -gt 32768 ] && nproc_limit=32768
-step "buildah bud -f manifests/Dockerfile -t railyard:dev (Release build inside)"
+bins=(railyard railyard-cni railyard-sbr railyard-device-plugin railyard-bench railyard-validate
+  railyard-dra-driver)
+if [ -n "$binaries" ]; then
+  # The context is only bin/: nothing else of the tree is copied, and the build stage is skipped.
+  mkdir -p "$context/bin"
+  for b in "${bins[@]}"; do
+    [ -x "$binaries/$b" ] || { echo "image: $binaries/$b is missing (build it first)" >&2; exit 1; }
+    cp "$binaries/$b" "$context/bin/"
+  done
+  how=(--target tested "$context")
+  step "buildah bud -f manifests/Dockerfile --target tested -t railyard:dev (binaries from $binaries)"
+else
+  how=(.)
+  step "buildah bud -f manifests/Dockerfile -t railyard:dev (Release build inside)"
+fi
 start=$SECONDS
 bah bud --quiet --isolation chroot --network host --layers=false \
   --ulimit "nofile=$nofile:$nofile" --ulimit "nproc=$nproc_limit:$nproc_limit" \
-  -f manifests/Dockerfile -t railyard:dev . >"$work/bud.log" 2>&1 ||
+  -f manifests/Dockerfile -t railyard:dev "${how[@]}" >"$work/bud.log" 2>&1 ||
   { tail -60 "$work/bud.log"; echo "image: build failed (log: $work/bud.log)" >&2; exit 1; }
 step "built in $((SECONDS - start)) s"
 
 # The checks run in a working container of the image, with a generated sysfs tree copied in.
-scripts/build.sh railyard-fixture
-build/bin/railyard-fixture test/fixtures/dgx-h100.json "$fixture/root" >/dev/null
+fixture_tool=$binaries/railyard-fixture
+if [ -z "$binaries" ] || [ ! -x "$fixture_tool" ]; then
+  scripts/build.sh railyard-fixture
+  fixture_tool=build/bin/railyard-fixture
+fi
+"$fixture_tool" test/fixtures/dgx-h100.json "$fixture/root" >/dev/null
 ctr=$(bah from --quiet railyard:dev)
 bah copy "$ctr" "$fixture/root" /tmp/fixture >/dev/null
 in_image() { bah run --isolation chroot "$ctr" -- "$@"; }
@@ -89,8 +112,6 @@ check() {
     failed=1
   fi
 }
-bins=(railyard railyard-cni railyard-sbr railyard-device-plugin railyard-bench railyard-validate
-  railyard-dra-driver)
 step "checks inside railyard:dev"
 for b in "${bins[@]}"; do
   case $b in
@@ -115,6 +136,7 @@ for b in railyard-cni railyard-sbr; do
   check "$b is static" in_image sh -c "ldd /usr/local/bin/$b 2>&1 | grep -q 'not a dynamic executable'"
 done
 
+step "$(in_image /usr/local/bin/railyard-bench --version 2>&1 | head -1)"
 size=$(bah inspect --type image --format '{{.Size}}' railyard:dev 2>/dev/null || echo "")
 if [ -z "$size" ] || [ "$size" = "<no value>" ]; then
   size=$(bah images --format '{{.Size}}' railyard:dev)

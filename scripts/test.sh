@@ -40,10 +40,11 @@ for target in cni_input_fuzz:corpus peer_input_fuzz:peer-corpus; do
   echo "$name: $(tail -1 "build-fuzz/$name.log")"
 done
 
-# The image users deploy, built offline and checked from inside, then run by the cluster tests: a
-# one-node Kubernetes (test/cluster/; its programs are built once and cached under /var/cache).
+# The image users deploy, built offline around the Release binaries the tests above passed (not
+# compiled a second time) and checked from inside, then run by the cluster tests: a one-node
+# Kubernetes (test/cluster/; its programs are built once and cached under /var/cache).
 echo "== image"
-scripts/image.sh --clean --archive build-image/railyard.tar
+scripts/image.sh --clean --binaries build-release/bin --archive build-image/railyard.tar
 echo "== cluster tests (test/cluster/)"
 (cd build-release && ctest --output-on-failure -L cluster)
 
