@@ -21,16 +21,17 @@
 #include <mutex>
 
 #include "common/log_escape.h"
-#include "dra/apiserver.h"
 #include "dra/health.h"
 #include "dra/kubelet_plugin.h"
 #include "dra/network_status.h"
 #include "dra/publisher.h"
 #include "dra/slices.h"
 #include "dra/validate.h"
+#include "kube/api_client.h"
 #include "topology/discover/discover.h"
 
 namespace dra = railyard::dra;
+namespace kube = railyard::kube;
 namespace topo = railyard::topology;
 using json = nlohmann::json;
 
@@ -68,7 +69,7 @@ int run_slices(const Source& src, const dra::SliceOptions& options) {
 }
 
 struct PublishOptions {
-  dra::ApiConfig api;
+  kube::ApiConfig api;
   int interval_ms = 1000;
   int resync_s = 30;
   bool once = false;
@@ -84,7 +85,7 @@ struct NetworkReports {
   std::map<std::string, std::string> failed;  // claim UID -> the last error, logged once
 };
 
-void report_network(dra::ApiClient& api, const std::vector<dra::PreparedClaim>& claims,
+void report_network(kube::ApiClient& api, const std::vector<dra::PreparedClaim>& claims,
                     const std::filesystem::path& dir, const std::string& pool,
                     NetworkReports& reports) {
   NetworkReports now;
@@ -159,10 +160,11 @@ std::string describe(const dra::SliceOptions& o) {
 
 int run_publish(const Source& src, dra::SliceOptions options, const PublishOptions& po) {
   topo::RailsConfig rails;
-  dra::ApiConfig api_config;
+  kube::ApiConfig api_config;
   try {
     rails = load_rails(src);
-    api_config = dra::in_cluster_config(po.api);
+    api_config = kube::in_cluster_config(po.api);
+    api_config.user_agent = "railyard-dra-driver";
   } catch (const std::exception& e) {
     spdlog::error("cannot start: {}", e.what());
     return 2;
@@ -174,12 +176,12 @@ int run_publish(const Source& src, dra::SliceOptions options, const PublishOptio
   const int sfd = signalfd(-1, &set, SFD_CLOEXEC);
 
   const topo::Sysfs sysfs(topo::sysfs_root_from(src.sysfs_flag));
-  dra::ApiClient api(api_config);
+  kube::ApiClient api(api_config);
   dra::Publisher pub(api, options.node_name);
   // The kubelet plugin reads claims on gRPC's threads: a client of its own.
   std::unique_ptr<dra::KubeletPlugin> plugin;
   std::mutex claims_api_mu;
-  dra::ApiClient claims_api(api_config);
+  kube::ApiClient claims_api(api_config);
   if (po.kubelet_plugin) {
     dra::PluginOptions plugin_options = po.plugin;
     plugin_options.prepare.pool = options.node_name;
@@ -202,7 +204,7 @@ int run_publish(const Source& src, dra::SliceOptions options, const PublishOptio
   std::map<std::string, Unwell> unhealthy;
   auto last_sync = std::chrono::steady_clock::now();
   // After an error the next try waits longer, up to a minute, or what the API server asked.
-  dra::Backoff backoff(std::chrono::milliseconds(po.interval_ms), std::chrono::minutes(1));
+  kube::Backoff backoff(std::chrono::milliseconds(po.interval_ms), std::chrono::minutes(1));
   int rc = 0;
   for (;;) {
     auto wait = std::chrono::milliseconds(po.interval_ms);
@@ -273,7 +275,7 @@ int run_publish(const Source& src, dra::SliceOptions options, const PublishOptio
       last_error.clear();
       backoff.succeeded();
     } catch (const std::exception& e) {
-      const auto* api_error = dynamic_cast<const dra::ApiError*>(&e);
+      const auto* api_error = dynamic_cast<const kube::ApiError*>(&e);
       wait = backoff.after_failure(api_error ? api_error->retry_after_s() : std::nullopt);
       // Once per distinct error, so that an API server down for minutes is one line.
       if (e.what() != last_error)

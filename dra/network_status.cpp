@@ -26,7 +26,7 @@ json network_entries(const PreparedClaim& claim, const std::filesystem::path& di
   return out;
 }
 
-void put_device_status(ApiClient& api, const PreparedClaim& claim, const json& entries) {
+void put_device_status(kube::ApiClient& api, const PreparedClaim& claim, const json& entries) {
   const std::string path =
       "/apis/resource.k8s.io/v1/namespaces/" + claim.ns + "/resourceclaims/" + claim.name;
   for (int attempt = 0;; ++attempt) {
@@ -37,9 +37,9 @@ void put_device_status(ApiClient& api, const PreparedClaim& claim, const json& e
       if (e.value("driver", "") != kDriverName) devices.push_back(e);
     for (const auto& e : entries) devices.push_back(e);
     current["status"]["devices"] = devices;
-    const ApiResponse r = api.request("PUT", path + "/status", &current);
+    const kube::ApiResponse r = api.request("PUT", path + "/status", &current);
     if (r.ok()) return;
-    if (r.status != 409 || attempt > 0) throw ApiError("PUT", path + "/status", r);
+    if (r.status != 409 || attempt > 0) throw kube::ApiError("PUT", path + "/status", r);
   }
 }
 

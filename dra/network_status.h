@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "dra/apiserver.h"
 #include "dra/prepare.h"
+#include "kube/api_client.h"
 
 namespace railyard::dra {
 
@@ -19,7 +19,8 @@ nlohmann::json network_entries(const PreparedClaim& claim, const std::filesystem
 
 // Replaces this driver's entries in the claim's status.devices (others' are kept): GET, then
 // PUT of the status subresource with the resourceVersion read, once more on a conflict. Throws
-// ApiError.
-void put_device_status(ApiClient& api, const PreparedClaim& claim, const nlohmann::json& entries);
+// kube::ApiError.
+void put_device_status(kube::ApiClient& api, const PreparedClaim& claim,
+                       const nlohmann::json& entries);
 
 }  // namespace railyard::dra

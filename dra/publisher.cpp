@@ -12,8 +12,8 @@ namespace railyard::dra {
 using json = nlohmann::json;
 
 std::string pool_list_path(const std::string& node) {
-  return std::string(kSlicesPath) +
-         "?fieldSelector=" + url_escape("spec.nodeName=" + node + ",spec.driver=" + kDriverName);
+  return std::string(kSlicesPath) + "?fieldSelector=" +
+         kube::url_escape("spec.nodeName=" + node + ",spec.driver=" + kDriverName);
 }
 
 json with_owner(json slice, const std::string& node, const std::string& uid) {
@@ -41,7 +41,7 @@ std::vector<json> Publisher::list_pool() {
 }
 
 std::string Publisher::read_node_uid() {
-  const auto n = api_.call("GET", "/api/v1/nodes/" + url_escape(node_));
+  const auto n = api_.call("GET", "/api/v1/nodes/" + kube::url_escape(node_));
   std::string uid;
   if (n.is_object() && n.contains("metadata") && n["metadata"].is_object() &&
       n["metadata"].contains("uid") && n["metadata"]["uid"].is_string())
@@ -61,7 +61,7 @@ namespace {
 
 // Devices `sent` with taints that come back without them: an API server whose DRADeviceTaints
 // gate is off drops the field without an error.
-size_t count_dropped_taints(const json& sent, const ApiResponse& r) {
+size_t count_dropped_taints(const json& sent, const kube::ApiResponse& r) {
   auto devices = [](const json& slice) {
     const json spec = slice.is_object() ? slice.value("spec", json::object()) : json::object();
     const json d = spec.is_object() ? spec.value("devices", json::array()) : json::array();
@@ -103,7 +103,7 @@ void Publisher::publish(const std::vector<json>& slices) {
         body["metadata"].erase("resourceVersion");
         r = api_.request("POST", kSlicesPath, &body);
       }
-      if (!r.ok()) throw ApiError("PUT", path, r);
+      if (!r.ok()) throw kube::ApiError("PUT", path, r);
       taints_dropped_ += count_dropped_taints(body, r);
     } else {
       auto r = api_.request("POST", kSlicesPath, &body);
@@ -111,9 +111,9 @@ void Publisher::publish(const std::vector<json>& slices) {
         auto now = api_.call("GET", path);
         body["metadata"]["resourceVersion"] = now["metadata"].value("resourceVersion", "");
         r = api_.request("PUT", path, &body);
-        if (!r.ok()) throw ApiError("PUT", path, r);
+        if (!r.ok()) throw kube::ApiError("PUT", path, r);
       } else if (!r.ok()) {
-        throw ApiError("POST", kSlicesPath, r);
+        throw kube::ApiError("POST", kSlicesPath, r);
       }
       taints_dropped_ += count_dropped_taints(body, r);
     }
@@ -122,7 +122,7 @@ void Publisher::publish(const std::vector<json>& slices) {
     if (wanted.count(name)) continue;
     const std::string path = std::string(kSlicesPath) + "/" + name;
     auto r = api_.request("DELETE", path);
-    if (!r.ok() && r.status != 404) throw ApiError("DELETE", path, r);
+    if (!r.ok() && r.status != 404) throw kube::ApiError("DELETE", path, r);
   }
   for (const auto& s : slices)
     generation_ = std::max<int64_t>(generation_, s["spec"]["pool"].value("generation", 0));
@@ -155,7 +155,7 @@ size_t Publisher::remove_all() {
   for (const auto& s : list_pool()) {
     const std::string path = std::string(kSlicesPath) + "/" + s["metadata"].value("name", "");
     auto r = api_.request("DELETE", path);
-    if (!r.ok() && r.status != 404) throw ApiError("DELETE", path, r);
+    if (!r.ok() && r.status != 404) throw kube::ApiError("DELETE", path, r);
     ++n;
   }
   return n;

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "dra/apiserver.h"
+#include "kube/api_client.h"
 
 namespace railyard::dra {
 
@@ -22,17 +22,17 @@ nlohmann::json with_owner(nlohmann::json slice, const std::string& node, const s
 
 class Publisher {
  public:
-  Publisher(ApiClient& api, std::string node) : api_(api), node_(std::move(node)) {}
+  Publisher(kube::ApiClient& api, std::string node) : api_(api), node_(std::move(node)) {}
 
   // GET the Node for its uid, and the pool's current slices for their highest generation, so
-  // that a restarted driver publishes above it. Throws ApiError.
+  // that a restarted driver publishes above it. Throws kube::ApiError.
   void connect();
   bool connected() const { return !node_uid_.empty(); }
   int64_t last_generation() const { return generation_; }
 
   // Sends `slices` (from build_slices, their generation set by the caller) as the pool:
   // each created or replaced (PUT with the resourceVersion it read; a conflict is read again
-  // once), then the pool's other slices deleted. Throws ApiError; a later call starts over.
+  // once), then the pool's other slices deleted. Throws kube::ApiError; a later call starts over.
   void publish(const std::vector<nlohmann::json>& slices);
   // Devices the last publish sent with taints that the API server stored without them (device
   // taints not enabled there).
@@ -41,7 +41,7 @@ class Publisher {
   // the generation published (a slice deleted or changed by someone else is not), and the Node
   // the same object (a Node deleted and registered again has a new uid: the garbage collector
   // deletes slices owned by the old one, so they are published again owned by the new). Throws
-  // ApiError.
+  // kube::ApiError.
   bool in_sync();
   const std::string& node_uid() const { return node_uid_; }
   // Deletes every slice of the pool (a driver leaving the node). Returns how many.
@@ -50,7 +50,7 @@ class Publisher {
  private:
   std::vector<nlohmann::json> list_pool();
   std::string read_node_uid();
-  ApiClient& api_;
+  kube::ApiClient& api_;
   std::string node_;
   std::string node_uid_;
   int64_t generation_ = 0;

@@ -14,11 +14,12 @@
 #include <mutex>
 #include <thread>
 
-#include "dra/apiserver.h"
 #include "dra/publisher.h"
 #include "dra/slices.h"
+#include "kube/api_client.h"
 
 using namespace railyard::dra;
+namespace kube = railyard::kube;
 using nlohmann::json;
 
 namespace {
@@ -198,7 +199,7 @@ std::vector<json> pool(const std::vector<Device>& devs, int64_t generation) {
 
 TEST_CASE("publisher: creates, replaces with the resourceVersion, deletes stale slices") {
   FakeApiServer api;
-  ApiClient client({.server = api.url()});
+  kube::ApiClient client({.server = api.url()});
   Publisher pub(client, "n1");
   pub.connect();
   CHECK(pub.last_generation() == 0);
@@ -233,7 +234,7 @@ TEST_CASE("publisher: creates, replaces with the resourceVersion, deletes stale 
 
 TEST_CASE("publisher: counts the taints an API server without device taints dropped") {
   FakeApiServer api;
-  ApiClient client({.server = api.url()});
+  kube::ApiClient client({.server = api.url()});
   Publisher pub(client, "n1");
   pub.connect();
   auto devs = devices(3);
@@ -261,7 +262,7 @@ TEST_CASE("publisher: counts the taints an API server without device taints drop
 
 TEST_CASE("publisher: a conflict is read again once, a restart publishes above the pool") {
   FakeApiServer api;
-  ApiClient client({.server = api.url()});
+  kube::ApiClient client({.server = api.url()});
   {
     Publisher pub(client, "n1");
     pub.connect();
@@ -281,7 +282,7 @@ TEST_CASE("publisher: a conflict is read again once, a restart publishes above t
 
 TEST_CASE("publisher: in_sync tells a pool deleted or changed by someone else") {
   FakeApiServer api;
-  ApiClient client({.server = api.url()});
+  kube::ApiClient client({.server = api.url()});
   Publisher pub(client, "n1");
   pub.connect();
   pub.publish(pool(devices(3), 1));
@@ -302,7 +303,7 @@ TEST_CASE("publisher: in_sync tells a pool deleted or changed by someone else") 
 
 TEST_CASE("publisher: remove_all deletes the pool") {
   FakeApiServer api;
-  ApiClient client({.server = api.url()});
+  kube::ApiClient client({.server = api.url()});
   Publisher pub(client, "n1");
   pub.connect();
   pub.publish(pool(devices(5), 1));
@@ -317,19 +318,19 @@ TEST_CASE("apiserver: errors carry the HTTP status and the API server's message"
     std::lock_guard lock(api.mu);
     api.forbidden = true;
   }
-  ApiClient client({.server = api.url()});
+  kube::ApiClient client({.server = api.url()});
   Publisher pub(client, "n1");
   try {
     pub.connect();
     FAIL("connect did not throw");
-  } catch (const ApiError& e) {
+  } catch (const kube::ApiError& e) {
     CHECK(e.status() == 403);
     CHECK(std::string(e.what()) ==
           "GET /api/v1/nodes/n1: HTTP 403 Forbidden: resourceslices.resource.k8s.io is "
           "forbidden: User \"system:serviceaccount:railyard-system:railyard-dra-driver\" cannot "
           "list resource \"resourceslices\" in API group \"resource.k8s.io\" at the cluster scope");
   }
-  ApiClient nowhere({.server = "http://127.0.0.1:1"});
+  kube::ApiClient nowhere({.server = "http://127.0.0.1:1"});
   const auto r = nowhere.request("GET", "/api/v1/nodes/n1");
   CHECK(r.status == 0);
   CHECK(r.message().find("http://127.0.0.1:1: ") == 0);
@@ -338,15 +339,15 @@ TEST_CASE("apiserver: errors carry the HTTP status and the API server's message"
 TEST_CASE("apiserver: in-cluster configuration and the pool's field selector") {
   setenv("KUBERNETES_SERVICE_HOST", "10.96.0.1", 1);
   setenv("KUBERNETES_SERVICE_PORT", "443", 1);
-  auto c = in_cluster_config();
+  auto c = kube::in_cluster_config();
   CHECK(c.server == "https://10.96.0.1:443");
   CHECK(c.token_file == "/var/run/secrets/kubernetes.io/serviceaccount/token");
   CHECK(c.ca_file == "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt");
   setenv("KUBERNETES_SERVICE_HOST", "fd00::1", 1);
-  CHECK(in_cluster_config().server == "https://[fd00::1]:443");
-  CHECK(in_cluster_config({.server = "https://x:6443/"}).server == "https://x:6443");
+  CHECK(kube::in_cluster_config().server == "https://[fd00::1]:443");
+  CHECK(kube::in_cluster_config({.server = "https://x:6443/"}).server == "https://x:6443");
   unsetenv("KUBERNETES_SERVICE_HOST");
-  CHECK_THROWS(in_cluster_config());
+  CHECK_THROWS(kube::in_cluster_config());
   CHECK(pool_list_path("n1") ==
         "/apis/resource.k8s.io/v1/resourceslices?fieldSelector="
         "spec.nodeName%3Dn1%2Cspec.driver%3Drailyard.io");
@@ -354,7 +355,7 @@ TEST_CASE("apiserver: in-cluster configuration and the pool's field selector") {
 
 TEST_CASE("publisher: a Node registered again (a new uid) is followed at the next resync") {
   FakeApiServer api;
-  ApiClient client({.server = api.url()});
+  kube::ApiClient client({.server = api.url()});
   Publisher pub(client, "n1");
   pub.connect();
   pub.publish(pool(devices(3), 1));
@@ -378,13 +379,13 @@ TEST_CASE("apiserver: 503 with Retry-After backs off as asked, other errors doub
     std::lock_guard lock(api.mu);
     api.unavailable = 1;
   }
-  ApiClient client({.server = api.url()});
+  kube::ApiClient client({.server = api.url()});
   Publisher pub(client, "n1");
   std::optional<long> asked;
   try {
     pub.connect();
     FAIL("connect did not throw");
-  } catch (const ApiError& e) {
+  } catch (const kube::ApiError& e) {
     CHECK(e.status() == 503);
     asked = e.retry_after_s();
   }
@@ -392,7 +393,7 @@ TEST_CASE("apiserver: 503 with Retry-After backs off as asked, other errors doub
   pub.connect();  // the server is back
 
   using std::chrono::milliseconds;
-  Backoff b(milliseconds(1000), milliseconds(60000));
+  kube::Backoff b(milliseconds(1000), milliseconds(60000));
   CHECK(b.after_failure() == milliseconds(1000));
   CHECK(b.after_failure() == milliseconds(2000));
   CHECK(b.after_failure(7) == milliseconds(7000));  // the server's wish over our 4 s

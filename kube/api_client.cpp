@@ -1,4 +1,4 @@
-#include "dra/apiserver.h"
+#include "kube/api_client.h"
 
 #include <curl/curl.h>
 
@@ -10,7 +10,7 @@
 #include <mutex>
 #include <sstream>
 
-namespace railyard::dra {
+namespace railyard::kube {
 
 using json = nlohmann::json;
 
@@ -46,8 +46,12 @@ size_t read_retry_after(char* data, size_t size, size_t n, void* out) {
   return size * n;
 }
 
+// A body past the cap stops the transfer (curl reports a write error): an API server's answer is
+// not allowed to fill our memory.
 size_t append_body(char* data, size_t size, size_t n, void* out) {
-  static_cast<std::string*>(out)->append(data, size * n);
+  auto* body = static_cast<std::string*>(out);
+  if (body->size() + size * n > ApiClient::kMaxBody) return 0;
+  body->append(data, size * n);
   return size * n;
 }
 
@@ -159,7 +163,10 @@ ApiResponse ApiClient::request(std::string_view method, const std::string& path,
   const std::string payload = body ? body->dump() : "";
   curl_slist* headers = nullptr;
   headers = curl_slist_append(headers, "Accept: application/json");
-  if (body) headers = curl_slist_append(headers, "Content-Type: application/json");
+  if (body)
+    headers =
+        curl_slist_append(headers, method == "PATCH" ? "Content-Type: application/merge-patch+json"
+                                                     : "Content-Type: application/json");
   // No "Expect: 100-continue" round trip before a large body.
   headers = curl_slist_append(headers, "Expect:");
   const std::string auth = "Authorization: Bearer " + token;
@@ -169,7 +176,7 @@ ApiResponse ApiClient::request(std::string_view method, const std::string& path,
   curl_easy_setopt(c, CURLOPT_URL, url.c_str());
   curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, verb.c_str());
   curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
-  curl_easy_setopt(c, CURLOPT_USERAGENT, "railyard-dra-driver");
+  curl_easy_setopt(c, CURLOPT_USERAGENT, config_.user_agent.c_str());
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
   curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 15000L);
@@ -215,4 +222,4 @@ std::string url_escape(std::string_view s) {
   return out;
 }
 
-}  // namespace railyard::dra
+}  // namespace railyard::kube

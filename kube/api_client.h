@@ -1,7 +1,7 @@
 // A small client for the Kubernetes API server: JSON over HTTPS with a bearer token (libcurl),
-// enough for the DRA driver to get its Node and to list, create, update and delete its
-// ResourceSlices. In a pod it uses the service account's in-cluster configuration; tests name
-// the server, token and CA themselves.
+// enough for the DRA driver (its Node, its ResourceSlices, claims' status) and the validator's
+// --apply (DeviceTaintRules, the Node's labels and taints). In a pod it uses the service
+// account's in-cluster configuration; tests name the server, token and CA themselves.
 #pragma once
 
 #include <chrono>
@@ -12,12 +12,13 @@
 #include <string>
 #include <string_view>
 
-namespace railyard::dra {
+namespace railyard::kube {
 
 struct ApiConfig {
-  std::string server;      // https://10.96.0.1:443
-  std::string token_file;  // read again on every request: projected tokens rotate
-  std::string ca_file;     // empty: the system's CAs
+  std::string server;                   // https://10.96.0.1:443
+  std::string token_file;               // read again on every request: projected tokens rotate
+  std::string ca_file;                  // empty: the system's CAs
+  std::string user_agent = "railyard";  // who the API server's audit log names
 };
 
 // KUBERNETES_SERVICE_HOST/PORT and /var/run/secrets/kubernetes.io/serviceaccount/{token,ca.crt};
@@ -65,12 +66,15 @@ class Backoff {
 
 class ApiClient {
  public:
+  static constexpr size_t kMaxBody = 64 << 20;
+
   explicit ApiClient(ApiConfig config);
   ~ApiClient();
   ApiClient(const ApiClient&) = delete;
   ApiClient& operator=(const ApiClient&) = delete;
 
-  // One request; never throws for an HTTP status (see ApiResponse::ok).
+  // One request; never throws for an HTTP status (see ApiResponse::ok). A PATCH body is a JSON
+  // merge patch (RFC 7386). An answer over kMaxBody is cut off and reported as a failure.
   ApiResponse request(std::string_view method, const std::string& path,
                       const nlohmann::json* body = nullptr);
   // The same, throwing ApiError unless the status is 2xx; returns the parsed body.
@@ -88,4 +92,4 @@ class ApiClient {
 // Percent-encoding for a query parameter's value ("spec.nodeName=n1" -> "spec.nodeName%3Dn1").
 std::string url_escape(std::string_view s);
 
-}  // namespace railyard::dra
+}  // namespace railyard::kube
