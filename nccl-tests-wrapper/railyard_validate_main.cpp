@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "common/log_escape.h"
+#include "nccl-tests-wrapper/apply/cluster.h"
 #include "nccl-tests-wrapper/fleet/run.h"
 #include "nccl-tests-wrapper/nccl/parse.h"
 #include "nccl-tests-wrapper/run/report.h"
@@ -73,7 +74,58 @@ struct FleetOutputs {
   std::string report, junit, patches, heatmaps;
 };
 
-int cmd_fleet(const v::FleetSettings& s, const FleetOutputs& out) {
+// --apply and where the API server is (in a pod: the service account's in-cluster config).
+struct ApplySettings {
+  bool apply = false;
+  railyard::kube::ApiConfig api;
+  std::string effect = "NoSchedule";
+};
+
+void add_apply_options(CLI::App* cmd, ApplySettings& s) {
+  cmd->add_flag("--apply", s.apply,
+                "change the cluster: a DeviceTaintRule per failed rail's device (key "
+                "railyard.io/validation), the Node's label railyard.io/validated, its reason and "
+                "the bring-up taint railyard.io/unvalidated; a pass removes what railyard-validate "
+                "made. Exit 2 when the API server refuses (nothing is left half-applied)");
+  cmd->add_option("--taint-effect", s.effect, "--apply: the rules' effect")
+      ->check(CLI::IsMember({"NoSchedule", "NoExecute"}));
+  cmd->add_option("--api-server", s.api.server,
+                  "--apply: the API server's URL (default: in-cluster, KUBERNETES_SERVICE_HOST)");
+  cmd->add_option("--api-token-file", s.api.token_file,
+                  "--apply: bearer token file (default: the service account's)");
+  cmd->add_option("--api-ca-file", s.api.ca_file,
+                  "--apply: CA bundle (default: the service account's)");
+}
+
+// Applies each judgement and says what changed; false when one was refused (the caller exits 2).
+bool apply_all(const ApplySettings& s, const std::vector<v::NodeJudgement>& judgements,
+               const char* who) {
+  std::optional<railyard::kube::ApiClient> api;
+  try {
+    auto config = railyard::kube::in_cluster_config(s.api);
+    config.user_agent = "railyard-validate";
+    api.emplace(config);
+  } catch (const std::exception& e) {
+    std::cerr << "railyard-validate " << who << ": --apply: " << railyard::escape_controls(e.what())
+              << "\n";
+    return false;
+  }
+  const v::ApplyOptions options{v::rfc3339_now(), s.effect};
+  bool ok = true;
+  for (const auto& j : judgements) {
+    const auto r = v::apply_judgement(*api, j, options);
+    for (const auto& a : r.actions) std::cout << "apply: " << railyard::escape_controls(a) << "\n";
+    for (const auto& n : r.notes) std::cout << "apply: " << railyard::escape_controls(n) << "\n";
+    if (!r.ok) {
+      std::cerr << "railyard-validate " << who
+                << ": --apply refused: " << railyard::escape_controls(r.error) << "\n";
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+int cmd_fleet(const v::FleetSettings& s, const FleetOutputs& out, const ApplySettings& apply) {
   std::optional<v::FleetReport> report;
   try {
     report = v::run_fleet(s, std::cout);
@@ -97,6 +149,12 @@ int cmd_fleet(const v::FleetSettings& s, const FleetOutputs& out) {
     for (int k = 0; k < report->rails; ++k)
       written &= write_file(out.heatmaps + "/rail-" + std::to_string(k) + ".svg",
                             v::fleet_heatmap_svg(*report, k));
+  }
+  if (apply.apply) {
+    if (!ran)
+      std::cout << "apply: changed nothing: the fleet could not run\n";
+    else if (!apply_all(apply, v::judge_fleet(*report), "fleet"))
+      return 2;
   }
   if (!written || !ran) return 2;
   return report->culprits.empty() ? 0 : 1;
@@ -126,6 +184,11 @@ int main(int argc, char** argv) {
                   "write an SVG plot of each rail's throughput during the run across all rails");
   run->add_option("--sysfs-root", sysfs_root, "overrides the config's sysfsRoot");
   run->add_option("--rails", rails, "overrides the config's railsFile");
+  ApplySettings run_apply, fleet_apply;
+  add_apply_options(run, run_apply);
+  std::string run_node = default_node_name();
+  run->add_option("--node-name", run_node,
+                  "--apply: this node's name (default: NODE_NAME, else the hostname)");
   std::optional<int> run_rank;
   run->add_option("--rank", run_rank,
                   "this rank when one validate runs per node (or OMPI_COMM_WORLD_RANK, "
@@ -194,9 +257,10 @@ int main(int argc, char** argv) {
                       "rank 0: write kubectl label/annotation patches and taint commands (JSON)");
     fleet->add_option("--heatmaps", fleet_out.heatmaps,
                       "rank 0: write DIR/rail-K.svg, each rail's node x node bandwidth");
+    add_apply_options(fleet, fleet_apply);
   }
   CLI11_PARSE(app, argc, argv);
-  if (*fleet) return cmd_fleet(fleet_settings, fleet_out);
+  if (*fleet) return cmd_fleet(fleet_settings, fleet_out, fleet_apply);
   if (*parse) return cmd_parse(file);
   if (*check) {
     try {
@@ -229,5 +293,8 @@ int main(int argc, char** argv) {
   if (!timeline_path.empty())
     written &= write_file(timeline_path, v::timeline_svg(report.timeline));
   if (!written) return 2;
+  // Every rank applies to its own node: a rank other than 0 judges its node's checks and
+  // counters (rank 0's benchmark speaks for the rails' speed).
+  if (run_apply.apply && !apply_all(run_apply, {v::judge_node(report, run_node)}, "run")) return 2;
   return static_cast<int>(report.verdict);
 }

@@ -17,6 +17,7 @@ struct Finding {
   bool unknown = false;
   // What the verdict rests on, for machines: counter growth, ACS bits per bridge, PFC bits...
   nlohmann::json evidence = nlohmann::json::object();
+  int rail = -1;  // the rail it is about (the node's rail index); -1: the node as a whole
 
   bool fails() const { return !ok && !warning && !unknown; }
   static Finding unknown_because(std::string subject, std::string check, std::string why) {

@@ -48,6 +48,7 @@ void node_checks(const Config& cfg, const topo::Node& node, const topo::Sysfs& s
     const topo::Nic& nic = node.nics[static_cast<size_t>(node.rails[k])];
     const std::string who = rail_name(node, static_cast<int>(k));
     const topo::RdmaPort* port = nic.port();
+    const size_t first = report.checks.size();
     auto add = [&](const std::string& check, bool ok, const std::string& detail) {
       report.checks.push_back(Finding{who, check, ok, false, detail});
     };
@@ -96,6 +97,8 @@ void node_checks(const Config& cfg, const topo::Node& node, const topo::Sysfs& s
                    node.gpus[static_cast<size_t>(b.gpu)].pci, nic.pf.pci))
             report.checks.push_back(std::move(f));
       }
+    for (size_t i = first; i < report.checks.size(); ++i)
+      report.checks[i].rail = static_cast<int>(k);
   }
   if (cfg.checks.gpu_direct != "off" && !node.gpus.empty()) {
     const bool peermem = sysfs.open_dir(sysfs.sys("module/nvidia_peermem")).has_value() ||
@@ -256,12 +259,15 @@ void counter_checks(const Config& cfg, const topo::Node& node, const Counters& b
   for (size_t k = 0; k < node.rails.size(); ++k) {
     const topo::Nic& nic = node.nics[static_cast<size_t>(node.rails[k])];
     const std::string who = rail_name(node, static_cast<int>(k));
+    const size_t first = report.checks.size();
     if (cfg.checks.port_errors)
       report.checks.push_back(
           judge_port_errors(who, before.rails[k], after.rails[k], seconds, limits));
     if (cfg.checks.link_flaps)
       report.checks.push_back(
           judge_link_flaps(who, before.rails[k], after.rails[k], seconds, limits));
+    for (size_t i = first; i < report.checks.size(); ++i)
+      report.checks[i].rail = static_cast<int>(k);
     report.counters.push_back({who, nic.pf.rdma_name(), nic.pf.netdev_name(), seconds,
                                counter_delta(before.rails[k], after.rails[k])});
   }
@@ -301,6 +307,7 @@ Report validate_node(const Config& cfg) {
         const topo::Nic& nic = node.nics[static_cast<size_t>(node.rails[k])];
         RunOutcome run;
         run.name = rail_name(node, static_cast<int>(k));
+        run.rail = static_cast<int>(k);
         run.nccl_ib_hca =
             "=" + nic.pf.rdma_name() + ":" + std::to_string(nic.port() ? nic.port()->number : 1);
         run.rdma_devices = {nic.pf.rdma_name()};
@@ -362,9 +369,11 @@ Report validate_node(const Config& cfg) {
   }
 
   for (const auto& run : report.runs)
-    if (cfg.checks.nccl_path && !run.could_not_run)
+    if (cfg.checks.nccl_path && !run.could_not_run) {
       report.checks.push_back(
           judge_nccl_path(run.name, run.nccl, run.rdma_devices, cfg.checks.gpu_direct));
+      report.checks.back().rail = run.rail;
+    }
   counter_checks(cfg, node, before, read_counters(node, sysfs), report);
 
   const bool cannot =

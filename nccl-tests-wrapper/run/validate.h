@@ -18,6 +18,7 @@ namespace railyard::validate {
 
 struct RunOutcome {
   std::string name;  // "rail 3 (mlx5_5)" or "all rails"
+  int rail = -1;     // 3; -1 for the run across all rails
   std::string nccl_ib_hca, cuda_visible_devices;
   int attempts = 0;
   int exit_code = 0;

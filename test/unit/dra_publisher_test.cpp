@@ -1,22 +1,16 @@
 // The publisher against a fake API server (plain HTTP on loopback, in a thread): the pool's
 // slices created, replaced with the resourceVersion read, the stale ones deleted, a conflict
 // read again, the generation carried over a restart, and the API server's message in errors.
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
-#include <atomic>
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <functional>
 #include <map>
 #include <mutex>
-#include <thread>
 
 #include "dra/publisher.h"
 #include "dra/slices.h"
 #include "kube/api_client.h"
+#include "test/support/http_stub.h"
 
 using namespace railyard::dra;
 namespace kube = railyard::kube;
@@ -24,28 +18,12 @@ using nlohmann::json;
 
 namespace {
 
-// One request a connection ("Connection: close"), enough for libcurl and for the publisher.
+// The API server's side of the publisher's requests, over test/support's HTTP stand-in.
 class FakeApiServer {
  public:
-  FakeApiServer() {
-    fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    REQUIRE(bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
-    socklen_t len = sizeof a;
-    getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
-    port_ = ntohs(a.sin_port);
-    REQUIRE(listen(fd_, 16) == 0);
-    thread_ = std::thread([this] { serve(); });
-  }
-  ~FakeApiServer() {
-    stop_ = true;
-    shutdown(fd_, SHUT_RDWR);
-    close(fd_);
-    thread_.join();
-  }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  FakeApiServer()
+      : http_([this](const railyard::test::HttpStub::Request& r) { return answer(r); }) {}
+  std::string url() const { return http_.url(); }
 
   std::mutex mu;
   std::map<std::string, json> slices;  // name -> object
@@ -59,6 +37,18 @@ class FakeApiServer {
   bool odd_spec = false;   // answers writes with a spec that is no object (a broken server)
 
  private:
+  railyard::test::HttpStub::Answer answer(const railyard::test::HttpStub::Request& r) {
+    {
+      std::lock_guard lock(mu);
+      if (unavailable > 0) {
+        --unavailable;
+        return {503, {{"kind", "Status"}, {"message", "too busy"}}, "Retry-After: 7\r\n"};
+      }
+    }
+    auto [status, out] = handle(r.method, r.target, r.body);
+    return {status, out, ""};
+  }
+
   json strip(json s) const {
     if (odd_spec) return {{"metadata", s["metadata"]}, {"spec", "not an object"}};
     if (no_taints)
@@ -129,54 +119,7 @@ class FakeApiServer {
     return {405, {{"message", "unexpected " + method + " " + target}}};
   }
 
-  void serve() {
-    while (!stop_) {
-      const int c = accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
-      if (c < 0) return;
-      std::string in;
-      char buf[65536];
-      size_t header_end = std::string::npos, need = 0;
-      for (;;) {
-        const ssize_t n = read(c, buf, sizeof buf);
-        if (n <= 0) break;
-        in.append(buf, static_cast<size_t>(n));
-        if (header_end == std::string::npos &&
-            (header_end = in.find("\r\n\r\n")) != std::string::npos) {
-          auto cl = in.find("Content-Length: ");
-          need = header_end + 4 +
-                 (cl != std::string::npos && cl < header_end ? std::stoul(in.substr(cl + 16)) : 0);
-        }
-        if (header_end != std::string::npos && in.size() >= need) break;
-      }
-      const auto sp1 = in.find(' '), sp2 = in.find(' ', sp1 + 1);
-      std::string extra;
-      bool busy = false;
-      {
-        std::lock_guard lock(mu);
-        if (unavailable > 0) {
-          --unavailable;
-          busy = true;
-        }
-      }
-      auto [status, out] =
-          busy ? std::pair<int, json>{503, {{"kind", "Status"}, {"message", "too busy"}}}
-               : handle(in.substr(0, sp1), in.substr(sp1 + 1, sp2 - sp1 - 1),
-                        in.substr(header_end + 4));
-      if (busy) extra = "Retry-After: 7\r\n";
-      const std::string body = out.dump();
-      const std::string resp =
-          "HTTP/1.1 " + std::to_string(status) +
-          " X\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
-          "\r\n" + extra + "Connection: close\r\n\r\n" + body;
-      (void)!write(c, resp.data(), resp.size());
-      close(c);
-    }
-  }
-
-  int fd_ = -1;
-  int port_ = 0;
-  std::atomic<bool> stop_{false};
-  std::thread thread_;
+  railyard::test::HttpStub http_;  // last: it stops before the state it reads goes
 };
 
 std::vector<Device> devices(int n) {
