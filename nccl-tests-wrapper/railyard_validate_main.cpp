@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
@@ -293,8 +294,14 @@ int main(int argc, char** argv) {
   if (!timeline_path.empty())
     written &= write_file(timeline_path, v::timeline_svg(report.timeline));
   if (!written) return 2;
-  // Every rank applies to its own node: a rank other than 0 judges its node's checks and
-  // counters (rank 0's benchmark speaks for the rails' speed).
-  if (run_apply.apply && !apply_all(run_apply, {v::judge_node(report, run_node)}, "run")) return 2;
+  // A rank whose benchmarks rank 0 measured knows only half of its node's verdict: a pass of its
+  // checks must not lift what rank 0 found. Rank 0 applies; the fleet Job applies for every node.
+  const bool partial = std::any_of(report.runs.begin(), report.runs.end(),
+                                   [](const v::RunOutcome& r) { return r.measured_by_rank0; });
+  if (run_apply.apply && partial)
+    std::cout << "apply: rank " << cfg.rank
+              << " changed nothing: rank 0 measured the rails and applies its verdict\n";
+  else if (run_apply.apply && !apply_all(run_apply, {v::judge_node(report, run_node)}, "run"))
+    return 2;
   return static_cast<int>(report.verdict);
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <ctime>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "common/k8s_names.h"
@@ -108,10 +109,16 @@ json rule_object(const std::string& node, const std::string& device, const RailC
 }
 
 // The rules railyard-validate made for this node's pool before: ours by label and by selector.
-std::map<std::string, json> our_rules(kube::ApiClient& api, const std::string& node) {
+// nullopt when the API server does not serve DeviceTaintRules (404: the DRADeviceTaintRules gate
+// or resource.k8s.io/v1beta2 is off).
+std::optional<std::map<std::string, json>> our_rules(kube::ApiClient& api,
+                                                     const std::string& node) {
   const std::string path = std::string(kDeviceTaintRulesPath) + "?labelSelector=" +
                            kube::url_escape(std::string(kManagedByLabel) + "=" + kManagedBy);
-  const json list = call(api, "GET", path, "DeviceTaintRules");
+  auto r = api.request("GET", path);
+  if (r.status == 404) return std::nullopt;
+  if (!r.ok()) throw Refused{"GET DeviceTaintRules", std::move(r)};
+  const json list = r.json();
   std::map<std::string, json> out;
   if (!list.is_object() || !list.contains("items") || !list["items"].is_array()) return out;
   for (const auto& r : list["items"]) {
@@ -297,7 +304,16 @@ ApplyResult apply_judgement(kube::ApiClient& api, const NodeJudgement& j, const 
         for (const auto& d : it->second) want[rule_name(j.node, d)] = rule_object(j.node, d, c, o);
       }
     }
-    const auto have = our_rules(api, j.node);
+    const auto served = our_rules(api, j.node);
+    if (!served && !want.empty())
+      throw Refused{"GET DeviceTaintRules",
+                    {404,
+                     "this API server does not serve resource.k8s.io/v1beta2 DeviceTaintRules: "
+                     "turn on the DRADeviceTaintRules feature gate and the API version "
+                     "(README.md, \"From finding to schedule\")",
+                     {}}};
+    if (!served) result.notes.push_back("this API server serves no DeviceTaintRules");
+    const std::map<std::string, json> have = served.value_or(std::map<std::string, json>{});
     const std::string base = kDeviceTaintRulesPath;
     for (auto& [name, rule] : want) {
       const std::string sel = rule["spec"]["deviceSelector"]["device"];

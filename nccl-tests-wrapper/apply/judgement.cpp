@@ -61,19 +61,31 @@ NodeJudgement judge_node(const Report& report, const std::string& node) {
 
 std::vector<NodeJudgement> judge_fleet(const FleetReport& report) {
   if (!report.could_not_run.empty()) return {};
-  std::vector<std::map<int, RailCall>> calls(report.nodes.size());
+  // By node name, in the report's order: ranks that share a node (a test rig, two pods on one
+  // machine) are one judgement, or a passing rank would undo its twin's rules.
   std::vector<NodeJudgement> out;
-  for (const auto& name : report.nodes) out.push_back({name, Verdict::kPass, {}, {}, {}});
-  auto known = [&](int n) { return n >= 0 && static_cast<size_t>(n) < report.nodes.size(); };
+  std::vector<std::map<int, RailCall>> calls;
+  std::map<std::string, size_t> index;
+  std::vector<size_t> of_rank;
+  for (const auto& name : report.nodes) {
+    auto [it, fresh] = index.emplace(name, out.size());
+    if (fresh) {
+      out.push_back({name, Verdict::kPass, {}, {}, {}});
+      calls.emplace_back();
+    }
+    of_rank.push_back(it->second);
+  }
+  auto known = [&](int n) { return n >= 0 && static_cast<size_t>(n) < of_rank.size(); };
+  auto at = [&](int n) { return of_rank[static_cast<size_t>(n)]; };
   for (const auto& c : report.culprits) {
     const std::string line = c.kind + ": " + c.evidence;
     if (c.kind == "node" && known(c.node)) {
-      out[static_cast<size_t>(c.node)].node_failures.push_back(line);
+      out[at(c.node)].node_failures.push_back(line);
     } else if ((c.kind == "nic" || c.kind == "miswire") && known(c.node) && c.rail >= 0) {
-      add_call(calls[static_cast<size_t>(c.node)], c.rail, c.kind, line);
+      add_call(calls[at(c.node)], c.rail, c.kind, line);
     } else if (c.kind == "cable" && c.rail >= 0) {
       for (int end : {c.node, c.peer})
-        if (known(end)) add_call(calls[static_cast<size_t>(end)], c.rail, "cable", line);
+        if (known(end)) add_call(calls[at(end)], c.rail, "cable", line);
     }
     // A leaf is the fabric's: no node's devices are to blame (the report names it).
   }

@@ -1,14 +1,23 @@
 #!/usr/bin/env bash
 # The validation Indexed Job between its two pods on the node names a rail degraded with tc
-# (rail 5's leaf ports limited to 200 Mbit/s), and so does the fleet Job. The degradation and
-# both Jobs are removed afterwards, and every VF comes back to the host.
+# (rail 5's leaf ports limited to 200 Mbit/s), and so does the fleet Job. Both run with --apply as
+# shipped: the run leaves one DeviceTaintRule per rail 5 NIC device (from the node's railyard.io
+# slices) and the Node labelled railyard.io/validated=false; with tc removed, the Job again: the
+# rules are gone and the Node is validated=true. Everything is removed afterwards, and every VF
+# comes back to the host.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 bad=5
 ports() { for ((j = 0; j < VFS_PER_RAIL; j++)); do echo "ryr${bad}v${j}p"; done; }
+slices_made=
 cleanup() {
   for p in $(ports); do tc qdisc del dev "$p" root 2>/dev/null || true; done
+  kubectl delete devicetaintrules.resource.k8s.io -l app.kubernetes.io/managed-by=railyard-validate \
+    --ignore-not-found >/dev/null 2>&1 || true
+  [ -z "$slices_made" ] || kubectl delete -f "$slices_made" --ignore-not-found >/dev/null 2>&1 || true
+  kubectl label node "$NODE_NAME" railyard.io/validated- >/dev/null 2>&1 || true
+  kubectl annotate node "$NODE_NAME" railyard.io/validated-at- railyard.io/validation-reason- >/dev/null 2>&1 || true
   kubectl delete -k "$here/overlay-validate" --ignore-not-found --wait=true --timeout 60s >/dev/null 2>&1 || true
   kubectl delete -k "$here/overlay-fleet" --ignore-not-found --wait=true --timeout 60s >/dev/null 2>&1 || true
   k delete pods -l batch.kubernetes.io/job-name --wait=true --timeout 60s >/dev/null 2>&1 || true
@@ -26,6 +35,13 @@ finished() { # <job>: Complete or Failed
     grep -Eq '^(Complete|Failed)=True$'
 }
 
+# This node's DRA pool as the driver publishes it (its `slices` command): --apply names a failed
+# rail's devices from the node's slices.
+slices_made=$W/validate-slices.json
+"$RAILYARD_BIN/railyard-dra-driver" slices --node "$NODE_NAME" --sysfs-root "$SYSFS_ROOT" \
+  --rails "$RAILS_FILE" >"$slices_made"
+kubectl apply -f "$slices_made" >/dev/null
+
 kubectl apply -k "$here/overlay-validate" >/dev/null
 until_ok 300 "the validation Job to finish" finished railyard-validate
 log=$(k logs -l batch.kubernetes.io/job-name=railyard-validate --tail -1 --prefix 2>&1)
@@ -35,6 +51,33 @@ grep -q "FAIL  rail $bad (mlx5_$bad)" <<<"$log" || fail "the validation did not 
 others=$(echo "$log" | grep -E 'FAIL  rail [0-9]+ ' | grep -v "rail $bad " || true)
 [ -z "$others" ] || fail "the validation named other rails too: $others"
 echo "ok: the validation Job named rail $bad"
+echo "$log" | grep -E 'apply:|--apply' | sed 's/^/  /' | head -20
+
+# --apply: a rule for each of rail 5's NIC devices (the PF and its VFs, not its GPU), nothing else.
+rules_of_node() {
+  kubectl get devicetaintrules.resource.k8s.io -l app.kubernetes.io/managed-by=railyard-validate -o json
+}
+python3 - "$slices_made" "$bad" "$NODE_NAME" <(rules_of_node) <<'PY' || fail "the validation's DeviceTaintRules are not rail $bad's devices"
+import json, sys
+slices, bad, node, rules = json.load(open(sys.argv[1])), int(sys.argv[2]), sys.argv[3], json.load(open(sys.argv[4]))
+want = sorted(d["name"] for s in slices["items"] for d in s["spec"]["devices"]
+              if d["attributes"]["railyard.io/rail"]["int"] == bad
+              and d["attributes"]["railyard.io/type"]["string"] != "gpu")
+got = sorted(r["spec"]["deviceSelector"]["device"] for r in rules["items"])
+for r in rules["items"]:
+    sel, t = r["spec"]["deviceSelector"], r["spec"]["taint"]
+    print("  rule %s: %s/%s/%s %s=%s:%s, evidence: %s" % (r["metadata"]["name"], sel["driver"], sel["pool"],
+          sel["device"], t["key"], t["value"], t["effect"], r["metadata"]["annotations"]["railyard.io/evidence"][:100]))
+    assert sel["pool"] == node and sel["driver"] == "railyard.io" and t["key"] == "railyard.io/validation"
+    assert "rail %d" % bad in r["metadata"]["annotations"]["railyard.io/evidence"]
+print("  want %s, got %s" % (want, got))
+sys.exit(0 if want and got == want else 1)
+PY
+validated() { kubectl get node "$NODE_NAME" -o jsonpath='{.metadata.labels.railyard\.io/validated}'; }
+[ "$(validated)" = false ] || fail "the Node is not labelled railyard.io/validated=false: '$(validated)'"
+kubectl get node "$NODE_NAME" -o jsonpath='{.spec.taints}' | grep -q railyard.io/unvalidated &&
+  fail "a rail's finding tainted the whole Node"
+echo "ok: --apply left one DeviceTaintRule per rail $bad device, the Node validated=false and untainted"
 
 kubectl apply -k "$here/overlay-fleet" >/dev/null
 until_ok 300 "the fleet Job to finish" finished railyard-validate-fleet
@@ -48,6 +91,19 @@ for c in rep["culprits"]:
 sys.exit(0 if any(c.get("rail") == bad for c in rep["culprits"]) else 1)
 PY
 echo "ok: the fleet Job named rail $bad"
+
+# Healed: tc removed, the validation Job again passes and takes back what it made.
+for p in $(ports); do tc qdisc del dev "$p" root; done
+kubectl delete -k "$here/overlay-validate" --wait=true --timeout 60s >/dev/null
+kubectl delete -k "$here/overlay-fleet" --wait=true --timeout 60s >/dev/null
+kubectl apply -k "$here/overlay-validate" >/dev/null
+until_ok 300 "the validation Job to finish again" finished railyard-validate
+log=$(k logs -l batch.kubernetes.io/job-name=railyard-validate --tail -1 --prefix 2>&1)
+echo "$log" | grep -E 'railyard-validate: |FAIL|apply:' | sed 's/^/  /' | head -30
+[ "$(rules_of_node | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["items"]))')" = 0 ] ||
+  fail "the passing run left DeviceTaintRules behind"
+[ "$(validated)" = true ] || fail "the Node is not validated=true after a passing run: '$(validated)'"
+echo "ok: healed, the Job again: no rule left, the Node validated=true at $(kubectl get node "$NODE_NAME" -o jsonpath='{.metadata.annotations.railyard\.io/validated-at}')"
 cleanup
 trap - EXIT
 total=$((RAILS * VFS_PER_RAIL))

@@ -367,12 +367,23 @@ check("the pods run binaries the image has, from one image", () => {
   assert(copied.includes(path.basename(bench)), `validate.json runs ${bench}, which the image does not have`);
 });
 
-check("least privilege: no API token for the device plugin, the validator or the fleet, the DRA driver only its slices, get nodes and claims, and its own entries in claim status", () => {
+check("least privilege: no API token for the device plugin or the MPIJob; the validator's --apply only slices, its own rules and Nodes; the DRA driver only its slices, get nodes and claims, and its own entries in claim status", () => {
   assert(find("ServiceAccount", "railyard-device-plugin").automountServiceAccountToken === false, "device plugin SA mounts a token");
   assert(ds.spec.template.spec.automountServiceAccountToken === false, "the DaemonSet mounts a token");
-  assert(!all.some((o) => o.kind === "ClusterRole" && o.metadata.name === "railyard-validate"), "the validator has a role it does not use");
-  assert(find("ServiceAccount", "railyard-validate").automountServiceAccountToken === false, "validator SA mounts a token");
-  assert(find("Job", "railyard-validate").spec.template.spec.automountServiceAccountToken === false, "the validation Job mounts a token");
+  assert(find("ServiceAccount", "railyard-validate").automountServiceAccountToken === false, "validator SA mounts a token by default");
+  assert(JSON.stringify(find("ClusterRole", "railyard-validate-apply").rules) === JSON.stringify([
+    { apiGroups: ["resource.k8s.io"], resources: ["resourceslices"], verbs: ["list"] },
+    { apiGroups: ["resource.k8s.io"], resources: ["devicetaintrules"], verbs: ["get", "list", "create", "update", "delete"] },
+    { apiGroups: [""], resources: ["nodes"], verbs: ["get", "patch"] }]), "the validator's role grows");
+  const binding = find("ClusterRoleBinding", "railyard-validate-apply");
+  assert(JSON.stringify(binding.subjects) === JSON.stringify([{ kind: "ServiceAccount", name: "railyard-validate", namespace: "railyard-system" }]), "the validator's role is bound to someone else");
+  // The Jobs that --apply mount the token; the MPIJob does not apply and mounts none.
+  for (const name of ["railyard-validate", "railyard-validate-fleet"]) {
+    const spec = find("Job", name).spec.template.spec;
+    const args = spec.containers[0].args;
+    assert(args.includes("--apply") && spec.automountServiceAccountToken === true && spec.serviceAccountName === "railyard-validate", `${name}: --apply without its token, or a token without --apply`);
+    assert(spec.tolerations.some((t) => t.key === "railyard.io/unvalidated" && t.effect === "NoSchedule"), `${name} does not tolerate the bring-up gate`);
+  }
   for (const [role, r] of Object.entries(find("MPIJob", "railyard-validate-mpi").spec.mpiReplicaSpecs))
     assert(r.template.spec.automountServiceAccountToken === false, `the MPIJob's ${role} mounts a token`);
   const draRole = find("ClusterRole", "railyard-dra-driver");
@@ -382,9 +393,6 @@ check("least privilege: no API token for the device plugin, the validator or the
     { apiGroups: ["resource.k8s.io"], resources: ["resourceclaims/status"], verbs: ["update"] },
     { apiGroups: ["resource.k8s.io"], resourceNames: ["railyard.io"], resources: ["resourceclaims/driver"], verbs: ["associated-node:update"] },
     { apiGroups: [""], resources: ["nodes"], verbs: ["get"] }]), JSON.stringify(draRole.rules));
-  // The fleet Job writes node patches for the operator and patches nothing itself.
-  const fleet = find("Job", "railyard-validate-fleet").spec.template.spec;
-  assert(fleet.automountServiceAccountToken === false && !fleet.serviceAccountName, "the fleet Job has API access");
   for (const c of [...ds.spec.template.spec.initContainers, ...ds.spec.template.spec.containers,
     ...dra.spec.template.spec.initContainers, ...dra.spec.template.spec.containers]) {
     assert(c.securityContext?.allowPrivilegeEscalation === false, `${c.name}: privilege escalation`);

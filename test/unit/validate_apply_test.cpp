@@ -347,3 +347,37 @@ TEST_CASE("judgement: a fleet's culprits land on the nodes and rails they name",
   lost.could_not_run = "rank 2 never joined";
   CHECK(judge_fleet(lost).empty());
 }
+
+TEST_CASE("apply: an API server without DeviceTaintRules is said so, and the node untouched",
+          "[validate][apply]") {
+  railyard::test::HttpStub api_server([](const HttpStub::Request& r) -> HttpStub::Answer {
+    if (r.target.rfind("/apis/resource.k8s.io/v1/resourceslices?", 0) == 0)
+      return {
+          200,
+          {{"items", json::array({{{"spec",
+                                    {{"nodeName", "n1"},
+                                     {"driver", "railyard.io"},
+                                     {"devices", json::array({device("nic-5", "nic", 5)})}}}}})}},
+          ""};
+    if (r.method == "GET" && r.target == "/api/v1/nodes/n1")
+      return {200, {{"metadata", {{"name", "n1"}}}}, ""};
+    return {404,
+            {{"kind", "Status"}, {"message", "the server could not find the requested resource"}},
+            ""};
+  });
+  railyard::kube::ApiClient api({.server = api_server.url()});
+  const auto r = apply_judgement(api, slow_rail5(), kOptions);
+  CHECK_FALSE(r.ok);
+  CHECK_THAT(r.error, Catch::Contains("DRADeviceTaintRules"));
+}
+
+TEST_CASE("judgement: fleet ranks on one node are judged as that one node", "[validate][apply]") {
+  FleetReport f;
+  f.nodes = {"same", "same"};
+  f.rails = 8;
+  f.culprits = {{"nic", 1, -1, 5, -1, "rank 1's rail 5 slow"}};
+  const auto j = judge_fleet(f);
+  REQUIRE(j.size() == 1);
+  CHECK(j[0].verdict == Verdict::kFail);
+  CHECK(j[0].rails.at(0).rail == 5);
+}
