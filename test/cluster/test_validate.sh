@@ -3,7 +3,9 @@
 # (rail 5's leaf ports limited to 200 Mbit/s), and so does the fleet Job. Both run with --apply as
 # shipped: the run leaves one DeviceTaintRule per rail 5 NIC device (from the node's railyard.io
 # slices) and the Node labelled railyard.io/validated=false; with tc removed, the Job again: the
-# rules are gone and the Node is validated=true. Everything is removed afterwards, and every VF
+# rules are gone and the Node is validated=true. The bring-up gate: the Node tainted
+# railyard.io/unvalidated:NoSchedule (as kubelet --register-with-taints does) keeps an ordinary pod
+# Pending until that passing run lifts the taint. Everything is removed afterwards, and every VF
 # comes back to the host.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -17,6 +19,8 @@ cleanup() {
     --ignore-not-found >/dev/null 2>&1 || true
   [ -z "$slices_made" ] || kubectl delete -f "$slices_made" --ignore-not-found >/dev/null 2>&1 || true
   kubectl label node "$NODE_NAME" railyard.io/validated- >/dev/null 2>&1 || true
+  kubectl taint node "$NODE_NAME" railyard.io/unvalidated- >/dev/null 2>&1 || true
+  k delete pod gate-probe --ignore-not-found --wait=true --timeout 60s >/dev/null 2>&1 || true
   kubectl annotate node "$NODE_NAME" railyard.io/validated-at- railyard.io/validation-reason- >/dev/null 2>&1 || true
   kubectl delete -k "$here/overlay-validate" --ignore-not-found --wait=true --timeout 60s >/dev/null 2>&1 || true
   kubectl delete -k "$here/overlay-fleet" --ignore-not-found --wait=true --timeout 60s >/dev/null 2>&1 || true
@@ -96,6 +100,29 @@ echo "ok: the fleet Job named rail $bad"
 for p in $(ports); do tc qdisc del dev "$p" root; done
 kubectl delete -k "$here/overlay-validate" --wait=true --timeout 60s >/dev/null
 kubectl delete -k "$here/overlay-fleet" --wait=true --timeout 60s >/dev/null
+# The bring-up gate, closed: an ordinary pod (no toleration) waits for the node.
+kubectl taint node "$NODE_NAME" railyard.io/unvalidated=:NoSchedule --overwrite >/dev/null
+k apply -f - >/dev/null <<EOF
+apiVersion: v1
+kind: Pod
+metadata:
+  name: gate-probe
+spec:
+  containers:
+    - name: pause
+      image: $PAUSE_IMAGE
+      imagePullPolicy: Never
+      resources: {requests: {cpu: 10m, memory: 8Mi}}
+EOF
+# The scheduler says only "untolerated taint(s)"; the Node's sole taint is the gate's (checked).
+unschedulable_for_gate() {
+  k get pod gate-probe -o jsonpath='{range .status.conditions[?(@.type=="PodScheduled")]}{.reason} {.message}{end}' |
+    grep -q '^Unschedulable .*untolerated taint'
+}
+[ "$(kubectl get node "$NODE_NAME" -o jsonpath='{.spec.taints[*].key}')" = railyard.io/unvalidated ] ||
+  fail "the Node has taints besides the gate's: $(kubectl get node "$NODE_NAME" -o jsonpath='{.spec.taints}')"
+until_ok 30 "the ordinary pod to be held by the bring-up taint" unschedulable_for_gate
+echo "ok: gate closed: $(k get pod gate-probe -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}')"
 kubectl apply -k "$here/overlay-validate" >/dev/null
 until_ok 300 "the validation Job to finish again" finished railyard-validate
 log=$(k logs -l batch.kubernetes.io/job-name=railyard-validate --tail -1 --prefix 2>&1)
@@ -103,6 +130,11 @@ echo "$log" | grep -E 'railyard-validate: |FAIL|apply:' | sed 's/^/  /' | head -
 [ "$(rules_of_node | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["items"]))')" = 0 ] ||
   fail "the passing run left DeviceTaintRules behind"
 [ "$(validated)" = true ] || fail "the Node is not validated=true after a passing run: '$(validated)'"
+kubectl get node "$NODE_NAME" -o jsonpath='{.spec.taints}' | grep -q railyard.io/unvalidated &&
+  fail "the passing run left the bring-up taint"
+until_ok 60 "the ordinary pod to run once the gate opened" \
+  'test "$(k get pod gate-probe -o jsonpath={.status.phase})" = Running'
+echo "ok: gate opened by the passing run: the ordinary pod is Running"
 echo "ok: healed, the Job again: no rule left, the Node validated=true at $(kubectl get node "$NODE_NAME" -o jsonpath='{.metadata.annotations.railyard\.io/validated-at}')"
 cleanup
 trap - EXIT
