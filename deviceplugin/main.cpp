@@ -93,11 +93,18 @@ int main(int argc, char** argv) {
   app.add_option("--metrics-addr", opt.metrics_addr,
                  "HOST:PORT for /metrics and /healthz; empty: off")
       ->capture_default_str();
+  std::string findings_file = opt.findings_file;
+  app.add_option("--validation-findings", findings_file,
+                 "the validation's findings on this node (railyard-validate run --apply "
+                 "--findings): a failed rail's VFs and bundles are Unhealthy until a run passes; "
+                 "empty: not read")
+      ->capture_default_str();
   app.add_option("--log-level", log_level, "trace, debug, info, warning, error")
       ->capture_default_str();
   app.add_flag("--dry-run", dry, "print the resources and an example Allocate, then exit");
   CLI11_PARSE(app, argc, argv);
   opt.kubelet_dir = kubelet_dir;
+  opt.findings_file = findings_file;
   opt.devinfo_dir = devinfo_dir;
 
   // Logs on stderr, so that --dry-run's stdout is only its report.

@@ -167,7 +167,7 @@ void Plugin::apply(View v) {
   view_ = std::move(v);
   poll_ms_ = view_.config->health_poll_ms;
   checker_ = std::make_unique<HealthChecker>(sysfs_, *view_.node, view_.pools.pools);
-  health_ = checker_->check();
+  health_ = check_health();
   std::map<std::string, bool> wanted;
   std::vector<ResourceServer*> to_register;
   for (const auto& pool : view_.pools.pools) {
@@ -201,9 +201,18 @@ void Plugin::apply(View v) {
   health_pass();
 }
 
+HealthByPool Plugin::check_health() {
+  auto health = checker_->check();
+  if (!opt_.findings_file.empty()) {
+    if (!findings_) findings_.emplace(opt_.findings_file);
+    mark_failed_rails(findings_->current(), view_.pools.pools, health);
+  }
+  return health;
+}
+
 void Plugin::health_pass() {
   const int64_t t0 = now_ms();
-  auto fresh = checker_->check();
+  auto fresh = check_health();
   spdlog::trace("health pass: {} ms", now_ms() - t0);
   Gauges g;
   for (const auto& pool : view_.pools.pools) {

@@ -26,6 +26,7 @@
 #include "deviceplugin/health.h"
 #include "deviceplugin/metrics.h"
 #include "deviceplugin/pools.h"
+#include "deviceplugin/rail_findings_file.h"
 #include "deviceplugin/server.h"
 #include "topology/sysfs/sysfs.h"
 
@@ -38,6 +39,8 @@ struct PluginOptions {
   std::string rails_file;  // flag value; RAILYARD_RAILS_FILE, then /etc/railyard/rails.json
   std::filesystem::path devinfo_dir = "/var/run/k8s.cni.cncf.io/devinfo/dp";
   std::string metrics_addr = ":9408";  // empty: no metrics endpoint
+  // What the validation found (railyard-validate run --apply --findings); empty: not read.
+  std::filesystem::path findings_file = "/var/lib/railyard/validation/findings.json";
 };
 
 // A start that cannot go on: bad config, rails file, or sysfs.
@@ -88,6 +91,9 @@ class Plugin {
   View view_;
   std::string config_text_;  // what the config file held when last loaded
   std::unique_ptr<HealthChecker> checker_;
+  std::optional<RailFindingsFile> findings_;
+  // sysfs's verdict, then the validation's failed rails on top.
+  HealthByPool check_health();
   std::map<std::string, std::unique_ptr<ResourceServer>> servers_;
   std::map<std::string, bool> registered_;
   // The kubelet.sock each resource registered with (inode and change time: a file system may

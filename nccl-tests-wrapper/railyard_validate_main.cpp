@@ -11,7 +11,9 @@
 #include <iostream>
 #include <sstream>
 
+#include "common/atomic_file.h"
 #include "common/log_escape.h"
+#include "common/rail_findings.h"
 #include "nccl-tests-wrapper/apply/cluster.h"
 #include "nccl-tests-wrapper/fleet/run.h"
 #include "nccl-tests-wrapper/nccl/parse.h"
@@ -187,7 +189,11 @@ int main(int argc, char** argv) {
   run->add_option("--rails", rails, "overrides the config's railsFile");
   ApplySettings run_apply, fleet_apply;
   add_apply_options(run, run_apply);
-  std::string run_node = default_node_name();
+  std::string run_node = default_node_name(), findings_path;
+  run->add_option("--findings", findings_path,
+                  "--apply: also write the failed rails to FILE on this node, for the device "
+                  "plugin (--validation-findings) to mark their VFs and bundles Unhealthy")
+      ->needs(run->get_option("--apply"));
   run->add_option("--node-name", run_node,
                   "--apply: this node's name (default: NODE_NAME, else the hostname)");
   std::optional<int> run_rank;
@@ -301,7 +307,20 @@ int main(int argc, char** argv) {
   if (run_apply.apply && partial)
     std::cout << "apply: rank " << cfg.rank
               << " changed nothing: rank 0 measured the rails and applies its verdict\n";
-  else if (run_apply.apply && !apply_all(run_apply, {v::judge_node(report, run_node)}, "run"))
-    return 2;
+  else if (run_apply.apply) {
+    const auto judgement = v::judge_node(report, run_node);
+    if (!apply_all(run_apply, {judgement}, "run")) return 2;
+    if (!findings_path.empty() && judgement.verdict != v::Verdict::kCouldNotRun) {
+      try {
+        railyard::write_file_atomically(
+            findings_path,
+            railyard::rail_findings_json(v::rail_findings(judgement, v::rfc3339_now())));
+        std::cout << "apply: wrote " << findings_path << " for the device plugin\n";
+      } catch (const std::exception& e) {
+        std::cerr << "railyard-validate run: " << railyard::escape_controls(e.what()) << "\n";
+        return 2;
+      }
+    }
+  }
   return static_cast<int>(report.verdict);
 }

@@ -59,6 +59,13 @@ NodeJudgement judge_node(const Report& report, const std::string& node) {
   return j;
 }
 
+RailFindings rail_findings(const NodeJudgement& j, const std::string& now) {
+  RailFindings f{j.node, now, to_string(j.verdict), {}};
+  for (const auto& c : j.rails)
+    f.failed[c.rail] = c.value + (c.evidence.empty() ? "" : ": " + c.evidence.front());
+  return f;
+}
+
 std::vector<NodeJudgement> judge_fleet(const FleetReport& report) {
   if (!report.could_not_run.empty()) return {};
   // By node name, in the report's order: ranks that share a node (a test rig, two pods on one

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/rail_findings.h"
 #include "nccl-tests-wrapper/fleet/report.h"
 #include "nccl-tests-wrapper/run/validate.h"
 
@@ -35,5 +36,9 @@ NodeJudgement judge_node(const Report& report, const std::string& node);
 // of its node (a cable both ends'); a node or leaf culprit, the node itself. Empty when the fleet
 // could not run: nothing is judged then.
 std::vector<NodeJudgement> judge_fleet(const FleetReport& report);
+
+// The judgement as the node-local file the device plugin reads (common/rail_findings.h): each
+// failed rail with its finding and first evidence line; no rail on a pass.
+RailFindings rail_findings(const NodeJudgement& j, const std::string& now);
 
 }  // namespace railyard::validate

@@ -2,7 +2,8 @@
 # The validation Indexed Job between its two pods on the node names a rail degraded with tc
 # (rail 5's leaf ports limited to 200 Mbit/s), and so does the fleet Job. Both run with --apply as
 # shipped: the run leaves one DeviceTaintRule per rail 5 NIC device (from the node's railyard.io
-# slices) and the Node labelled railyard.io/validated=false; with tc removed, the Job again: the
+# slices), the Node labelled railyard.io/validated=false, and (--findings) the device plugin
+# marking rail 5's VFs and bundle Unhealthy; with tc removed and the findings cleared, the Job again: the
 # rules are gone and the Node is validated=true. The bring-up gate: the Node tainted
 # railyard.io/unvalidated:NoSchedule (as kubelet --register-with-taints does) keeps an ordinary pod
 # Pending until that passing run lifts the taint. Everything is removed afterwards, and every VF
@@ -26,7 +27,7 @@ cleanup() {
   kubectl delete -k "$here/overlay-fleet" --ignore-not-found --wait=true --timeout 60s >/dev/null 2>&1 || true
   k delete pods -l batch.kubernetes.io/job-name --wait=true --timeout 60s >/dev/null 2>&1 || true
   k delete secret railyard-validate-token --ignore-not-found >/dev/null 2>&1 || true
-  rm -rf "$W/fleet"
+  rm -rf "$W/fleet" "$W/validation"
 }
 trap cleanup EXIT
 # The ranks' shared secret, made for this run as manifests/README.md tells users to.
@@ -45,6 +46,21 @@ slices_made=$W/validate-slices.json
 "$RAILYARD_BIN/railyard-dra-driver" slices --node "$NODE_NAME" --sysfs-root "$SYSFS_ROOT" \
   --rails "$RAILS_FILE" >"$slices_made"
 kubectl apply -f "$slices_made" >/dev/null
+
+# The fleet first: once the validation has marked rail 5 on the device plugin, rail 5's VFs
+# leave the schedule, the fleet pods' among them.
+kubectl apply -k "$here/overlay-fleet" >/dev/null
+until_ok 300 "the fleet Job to finish" finished railyard-validate-fleet
+report=$W/fleet/fleet.json
+[ -f "$report" ] || fail "the fleet Job wrote no report: $(k logs -l batch.kubernetes.io/job-name=railyard-validate-fleet --tail 20 2>&1)"
+python3 - "$report" "$bad" <<'PY' || fail "the fleet report did not name rail $bad"
+import json, sys
+rep, bad = json.load(open(sys.argv[1])), int(sys.argv[2])
+for c in rep["culprits"]:
+    print("  culprit: %s on %s, rail %s: %s" % (c["kind"], c.get("node"), c.get("rail"), c.get("evidence")))
+sys.exit(0 if any(c.get("rail") == bad for c in rep["culprits"]) else 1)
+PY
+echo "ok: the fleet Job named rail $bad"
 
 kubectl apply -k "$here/overlay-validate" >/dev/null
 until_ok 300 "the validation Job to finish" finished railyard-validate
@@ -83,23 +99,25 @@ kubectl get node "$NODE_NAME" -o jsonpath='{.spec.taints}' | grep -q railyard.io
   fail "a rail's finding tainted the whole Node"
 echo "ok: --apply left one DeviceTaintRule per rail $bad device, the Node validated=false and untainted"
 
-kubectl apply -k "$here/overlay-fleet" >/dev/null
-until_ok 300 "the fleet Job to finish" finished railyard-validate-fleet
-report=$W/fleet/fleet.json
-[ -f "$report" ] || fail "the fleet Job wrote no report: $(k logs -l batch.kubernetes.io/job-name=railyard-validate-fleet --tail 20 2>&1)"
-python3 - "$report" "$bad" <<'PY' || fail "the fleet report did not name rail $bad"
-import json, sys
-rep, bad = json.load(open(sys.argv[1])), int(sys.argv[2])
-for c in rep["culprits"]:
-    print("  culprit: %s on %s, rail %s: %s" % (c["kind"], c.get("node"), c.get("rail"), c.get("evidence")))
-sys.exit(0 if any(c.get("rail") == bad for c in rep["culprits"]) else 1)
-PY
-echo "ok: the fleet Job named rail $bad"
+# The device plugin's side (--findings): rail 5's VFs and the bundle on it turn Unhealthy, and the
+# kubelet takes them out of the Node's allocatable.
+alloc() { kubectl get node "$NODE_NAME" -o jsonpath="{.status.allocatable.railyard\.io/$1}"; }
+until_ok 60 "rail $bad's VFs out of the Node's allocatable" 'test "$(alloc "rail$bad")" = 0'
+until_ok 30 "the bundle on rail $bad out of the Node's allocatable" 'test "$(alloc bundle)" = $((RAILS - 1))'
+for r in $(seq 0 $((RAILS - 1))); do
+  [ "$r" = "$bad" ] || [ "$(alloc "rail$r")" = "$VFS_PER_RAIL" ] || fail "rail $r's VFs left the schedule too"
+done
+echo "ok: the device plugin marked rail $bad: allocatable railyard.io/rail$bad 0, bundle $(alloc bundle) of $RAILS"
+
 
 # Healed: tc removed, the validation Job again passes and takes back what it made.
 for p in $(ports); do tc qdisc del dev "$p" root; done
 kubectl delete -k "$here/overlay-validate" --wait=true --timeout 60s >/dev/null
 kubectl delete -k "$here/overlay-fleet" --wait=true --timeout 60s >/dev/null
+# The repair step a person takes on a device-plugin node (README, "From finding to schedule"):
+# the marked rail's VFs are what the next validation needs, so its findings are cleared first.
+rm "$W/validation/findings.json"
+until_ok 60 "rail $bad's VFs back in the Node's allocatable" 'test "$(alloc "rail$bad")" = "$VFS_PER_RAIL"'
 # The bring-up gate, closed: an ordinary pod (no toleration) waits for the node.
 kubectl taint node "$NODE_NAME" railyard.io/unvalidated=:NoSchedule --overwrite >/dev/null
 k apply -f - >/dev/null <<EOF
@@ -135,6 +153,8 @@ kubectl get node "$NODE_NAME" -o jsonpath='{.spec.taints}' | grep -q railyard.io
 until_ok 60 "the ordinary pod to run once the gate opened" \
   'test "$(k get pod gate-probe -o jsonpath={.status.phase})" = Running'
 echo "ok: gate opened by the passing run: the ordinary pod is Running"
+grep -q '"verdict": "pass"' "$W/validation/findings.json" || fail "the passing run wrote no pass for the device plugin"
+[ "$(alloc bundle)" = "$RAILS" ] || fail "the bundles are not all back after the pass: $(alloc bundle)"
 echo "ok: healed, the Job again: no rule left, the Node validated=true at $(kubectl get node "$NODE_NAME" -o jsonpath='{.metadata.annotations.railyard\.io/validated-at}')"
 cleanup
 trap - EXIT

@@ -18,6 +18,8 @@
 #include <set>
 #include <thread>
 
+#include "common/atomic_file.h"
+#include "common/rail_findings.h"
 #include "test/support/deviceplugin_rig.h"
 #include "test/support/fixture_node.h"
 #include "test/support/run.h"
@@ -44,6 +46,7 @@ struct Rig {
   fs::path kubelet_dir = dir.path() / "kubelet";
   fs::path devinfo_dir = dir.path() / "devinfo";
   fs::path config = dir.path() / "config.json";
+  fs::path findings = dir.path() / "validation" / "findings.json";
   std::string metrics_addr;  // empty: no metrics endpoint
   std::unique_ptr<FakeKubelet> kubelet;
   std::unique_ptr<PluginProcess> plugin;
@@ -53,11 +56,18 @@ struct Rig {
     std::ofstream(dir.path() / "rails.json") << R"({"selectors": {"linkTypes": ["infiniband"]}})";
   }
   std::vector<std::string> args(bool with_config) const {
-    std::vector<std::string> a = {"--sysfs-root",   fx.root().string(),
-                                  "--rails",        (dir.path() / "rails.json").string(),
-                                  "--kubelet-dir",  kubelet_dir.string(),
-                                  "--devinfo-dir",  devinfo_dir.string(),
-                                  "--metrics-addr", metrics_addr};
+    std::vector<std::string> a = {"--sysfs-root",
+                                  fx.root().string(),
+                                  "--rails",
+                                  (dir.path() / "rails.json").string(),
+                                  "--kubelet-dir",
+                                  kubelet_dir.string(),
+                                  "--devinfo-dir",
+                                  devinfo_dir.string(),
+                                  "--metrics-addr",
+                                  metrics_addr,
+                                  "--validation-findings",
+                                  findings.string()};
     if (with_config) a.insert(a.end(), {"--config", config.string()});
     return a;
   }
@@ -241,6 +251,43 @@ TEST_CASE("a port going down is pushed within a second, and its recovery too", "
   rig.set_sysfs(port, "4: ACTIVE");
   REQUIRE(bundles.next(r));
   CHECK(std::chrono::steady_clock::now() - t0 < 1s);
+  for (const auto& [id, h] : by_id(r)) CHECK(h.first == "Healthy");
+  REQUIRE(vfs.next(r));
+  for (const auto& [id, h] : by_id(r)) CHECK(h.first == "Healthy");
+}
+
+TEST_CASE("a rail the validation failed is Unhealthy, its bundle and VFs, until a run passes",
+          "[deviceplugin]") {
+  Rig rig;
+  rig.start(3);
+  Watch bundles(rig.client("railyard.io/bundle"), 20s), vfs(rig.client("railyard.io/rail0"), 20s);
+  v1beta1::ListAndWatchResponse r;
+  REQUIRE(bundles.next(r));
+  REQUIRE(vfs.next(r));
+
+  railyard::RailFindings failed{"n1", "2026-12-07T18:00:00Z", "fail", {{0, "slow: busbw 2 GB/s"}}};
+  railyard::write_file_atomically(rig.findings, railyard::rail_findings_json(failed));
+  REQUIRE(bundles.next(r));
+  auto devs = by_id(r);
+  CHECK(devs.at("0000:19:00.0").first == "Unhealthy");
+  for (size_t i = 1; i < kBundleIds.size(); ++i) CHECK(devs.at(kBundleIds[i]).first == "Healthy");
+  REQUIRE(vfs.next(r));
+  for (const auto& [id, h] : by_id(r)) CHECK(h.first == "Unhealthy");
+  CHECK(rig.plugin->log().find("rail 0 failed validation at 2026-12-07T18:00:00Z: slow") !=
+        std::string::npos);
+
+  // A file that is not the format changes nothing: the last good findings stay.
+  railyard::write_file_atomically(rig.findings, "{\"failedRails\": [{\"rail\": -3}]}");
+  const auto t0 = std::chrono::steady_clock::now();
+  while (rig.plugin->log().find("keeping the last good ones") == std::string::npos &&
+         std::chrono::steady_clock::now() - t0 < 5s)
+    std::this_thread::sleep_for(50ms);
+  CHECK(rig.plugin->log().find("rail -3 is out of range; keeping the last good ones") !=
+        std::string::npos);
+
+  railyard::RailFindings passed{"n1", "2026-12-07T18:10:00Z", "pass", {}};
+  railyard::write_file_atomically(rig.findings, railyard::rail_findings_json(passed));
+  REQUIRE(bundles.next(r));
   for (const auto& [id, h] : by_id(r)) CHECK(h.first == "Healthy");
   REQUIRE(vfs.next(r));
   for (const auto& [id, h] : by_id(r)) CHECK(h.first == "Healthy");

@@ -381,3 +381,11 @@ TEST_CASE("judgement: fleet ranks on one node are judged as that one node", "[va
   CHECK(j[0].verdict == Verdict::kFail);
   CHECK(j[0].rails.at(0).rail == 5);
 }
+
+TEST_CASE("judgement: the device plugin's findings name each failed rail", "[validate][apply]") {
+  const auto f = rail_findings(slow_rail5(), "2026-12-07T18:00:00Z");
+  CHECK(f.verdict == "fail");
+  CHECK(f.failed.at(5) ==
+        "slow: rail 5 (mlx5_5): busbw 2.1 GB/s is 21% of the median rail's 10 GB/s");
+  CHECK(rail_findings({"n1", Verdict::kPass, {}, {}, {}}, "t").failed.empty());
+}
