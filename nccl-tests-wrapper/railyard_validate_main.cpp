@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -116,13 +117,21 @@ bool apply_all(const ApplySettings& s, const std::vector<v::NodeJudgement>& judg
   const v::ApplyOptions options{v::rfc3339_now(), s.effect};
   bool ok = true;
   for (const auto& j : judgements) {
+    const auto t0 = std::chrono::steady_clock::now();
     const auto r = v::apply_judgement(*api, j, options);
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                        std::chrono::steady_clock::now() - t0)
+                        .count();
     for (const auto& a : r.actions) std::cout << "apply: " << railyard::escape_controls(a) << "\n";
     for (const auto& n : r.notes) std::cout << "apply: " << railyard::escape_controls(n) << "\n";
     if (!r.ok) {
       std::cerr << "railyard-validate " << who
                 << ": --apply refused: " << railyard::escape_controls(r.error) << "\n";
       ok = false;
+    } else {
+      // The verdict to its last accepted write: bench/validate/apply.sh reads this line.
+      std::cout << "apply: Node " << railyard::escape_controls(j.node) << " done in " << ms
+                << " ms\n";
     }
   }
   return ok;

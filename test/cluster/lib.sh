@@ -101,3 +101,40 @@ check_rails() {
     [ "$after" -ge $((before + 6)) ] || fail "rail $r's pings did not cross ryleaf$r ($before -> $after packets)"
   done
 }
+
+# This node's railyard.io slices as the DRA driver makes them (its `slices` command), created in
+# the API server and kept in FILE: what `railyard-validate --apply` names a rail's devices from.
+publish_node_slices() { # <file>
+  "$RAILYARD_BIN/railyard-dra-driver" slices --node "$NODE_NAME" --sysfs-root "$SYSFS_ROOT" \
+    --rails "$RAILS_FILE" >"$1"
+  kubectl apply -f "$1" >/dev/null
+}
+
+# The port state file of rail <rail>'s PF in the node's sysfs fixture, found from <slices file>.
+rail_port_state() { # <rail> <slices file>
+  python3 - "$1" "$2" "$SYSFS_ROOT" <<'PY'
+import json, sys
+rail, slices, root = int(sys.argv[1]), json.load(open(sys.argv[2])), sys.argv[3]
+a = lambda d, n: next(iter(d["attributes"].get(n, {}).values()), None)
+pf = next(d for s in slices["items"] for d in s["spec"]["devices"]
+          if a(d, "railyard.io/type") == "nic" and a(d, "railyard.io/rail") == rail)
+print("%s/sys/bus/pci/devices/%s/infiniband/%s/ports/1/state" % (
+    root, a(pf, "resource.kubernetes.io/pciBusID"), a(pf, "railyard.io/rdmaDevice")))
+PY
+}
+
+# railyard-validate run --apply on the host as ServiceAccount <sa> (a short-lived token made for
+# it), node checks only (the port check), on the node's fixture: what a Job does, without one.
+host_validate_apply() { # <sa>
+  local token=$W/$1.token config=$W/checks-only.json
+  k create token "$1" --duration 10m >"$token"
+  cat >"$config" <<'JSON'
+{"checks": {"portActive": true, "pcieNotDegraded": false, "roceGid": false, "maxPathClass": "SYS",
+            "gpuDirect": "off", "fabricMtu": 0, "roceQos": false, "pcieAcs": false,
+            "portErrors": false, "linkFlaps": false, "ncclPath": false}}
+JSON
+  "$RAILYARD_BIN/railyard-validate" run --config "$config" --sysfs-root "$SYSFS_ROOT" \
+    --rails "$RAILS_FILE" --node-name "$NODE_NAME" --apply \
+    --api-server "$(kubectl config view --raw -o jsonpath='{.clusters[0].cluster.server}')" \
+    --api-token-file "$token" --api-ca-file "$W/pki/ca.crt"
+}

@@ -6,15 +6,19 @@
 # marking rail 5's VFs and bundle Unhealthy; with tc removed and the findings cleared, the Job again: the
 # rules are gone and the Node is validated=true. The bring-up gate: the Node tainted
 # railyard.io/unvalidated:NoSchedule (as kubelet --register-with-taints does) keeps an ordinary pod
-# Pending until that passing run lifts the taint. Everything is removed afterwards, and every VF
+# Pending until that passing run lifts the taint. A role without DeviceTaintRule create: --apply
+# exits 2 with the 403 and changes nothing. Everything is removed afterwards, and every VF
 # comes back to the host.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 bad=5
 ports() { for ((j = 0; j < VFS_PER_RAIL; j++)); do echo "ryr${bad}v${j}p"; done; }
-slices_made=
+slices_made= state_file= saved_state=
 cleanup() {
+  [ -z "$saved_state" ] || echo "$saved_state" >"$state_file"
+  kubectl delete clusterrolebinding,clusterrole railyard-validate-limited --ignore-not-found >/dev/null 2>&1 || true
+  k delete serviceaccount railyard-validate-limited --ignore-not-found >/dev/null 2>&1 || true
   for p in $(ports); do tc qdisc del dev "$p" root 2>/dev/null || true; done
   kubectl delete devicetaintrules.resource.k8s.io -l app.kubernetes.io/managed-by=railyard-validate \
     --ignore-not-found >/dev/null 2>&1 || true
@@ -43,9 +47,7 @@ finished() { # <job>: Complete or Failed
 # This node's DRA pool as the driver publishes it (its `slices` command): --apply names a failed
 # rail's devices from the node's slices.
 slices_made=$W/validate-slices.json
-"$RAILYARD_BIN/railyard-dra-driver" slices --node "$NODE_NAME" --sysfs-root "$SYSFS_ROOT" \
-  --rails "$RAILS_FILE" >"$slices_made"
-kubectl apply -f "$slices_made" >/dev/null
+publish_node_slices "$slices_made"
 
 # The fleet first: once the validation has marked rail 5 on the device plugin, rail 5's VFs
 # leave the schedule, the fleet pods' among them.
@@ -156,6 +158,42 @@ echo "ok: gate opened by the passing run: the ordinary pod is Running"
 grep -q '"verdict": "pass"' "$W/validation/findings.json" || fail "the passing run wrote no pass for the device plugin"
 [ "$(alloc bundle)" = "$RAILS" ] || fail "the bundles are not all back after the pass: $(alloc bundle)"
 echo "ok: healed, the Job again: no rule left, the Node validated=true at $(kubectl get node "$NODE_NAME" -o jsonpath='{.metadata.annotations.railyard\.io/validated-at}')"
+# Bad input: a role without DeviceTaintRule create. The validator runs on the host as a
+# ServiceAccount bound to it, with rail 5's port DOWN in the fixture: exit 2, the 403's message,
+# and the Node and rules exactly as the passing run left them.
+k create serviceaccount railyard-validate-limited >/dev/null
+kubectl apply -f - >/dev/null <<EOF
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: railyard-validate-limited}
+rules:
+  - {apiGroups: [resource.k8s.io], resources: [resourceslices], verbs: [list]}
+  - {apiGroups: [resource.k8s.io], resources: [devicetaintrules], verbs: [get, list, update, delete]}
+  - {apiGroups: [""], resources: [nodes], verbs: [get, patch]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: railyard-validate-limited}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: railyard-validate-limited}
+subjects: [{kind: ServiceAccount, name: railyard-validate-limited, namespace: $NS}]
+EOF
+state_file=$(rail_port_state "$bad" "$slices_made")
+saved_state=$(cat "$state_file")
+echo "1: DOWN" >"$state_file"
+node_before=$(kubectl get node "$NODE_NAME" -o jsonpath='{.metadata.labels.railyard\.io/validated} {.metadata.annotations.railyard\.io/validated-at} {.spec.taints}')
+rc=0
+out=$(host_validate_apply railyard-validate-limited 2>&1) || rc=$?
+echo "$out" | grep -E 'FAIL|refused|apply:' | sed 's/^/  /'
+[ "$rc" = 2 ] || fail "--apply without create rights exited $rc, not 2"
+grep -q 'refused: POST DeviceTaintRule .*HTTP 403 Forbidden: .*cannot create resource' <<<"$out" ||
+  fail "the 403's message is not in the output"
+[ "$(rules_of_node | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["items"]))')" = 0 ] ||
+  fail "a refused --apply left DeviceTaintRules"
+[ "$(kubectl get node "$NODE_NAME" -o jsonpath='{.metadata.labels.railyard\.io/validated} {.metadata.annotations.railyard\.io/validated-at} {.spec.taints}')" = "$node_before" ] ||
+  fail "a refused --apply changed the Node"
+echo "$saved_state" >"$state_file"
+saved_state=
+echo "ok: without create rights: exit 2 with the API server's 403, no rule, the Node untouched"
 cleanup
 trap - EXIT
 total=$((RAILS * VFS_PER_RAIL))
