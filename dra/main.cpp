@@ -19,11 +19,13 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 #include "common/log_escape.h"
 #include "dra/health.h"
 #include "dra/kubelet_plugin.h"
 #include "dra/network_status.h"
+#include "dra/node_events.h"
 #include "dra/publisher.h"
 #include "dra/slices.h"
 #include "dra/validate.h"
@@ -202,6 +204,8 @@ int run_publish(const Source& src, dra::SliceOptions options, const PublishOptio
   std::string published;  // the pool as last published, generation aside
   std::string last_error, last_diagnostics;
   std::map<std::string, Unwell> unhealthy;
+  // Events on the Node name what the scheduler's "cannot allocate all claims" does not.
+  dra::NodeEvents events(api, options.node_name, describe(options));
   auto last_sync = std::chrono::steady_clock::now();
   // After an error the next try waits longer, up to a minute, or what the API server asked.
   kube::Backoff backoff(std::chrono::milliseconds(po.interval_ms), std::chrono::minutes(1));
@@ -222,6 +226,7 @@ int run_publish(const Source& src, dra::SliceOptions options, const PublishOptio
       last_diagnostics = diagnostics;
       auto devices = dra::build_devices(node, dra::check_health(sysfs, node));
       follow_health(devices, unhealthy);
+      events.update(devices, pub.node_uid(), now_rfc3339());
       if (plugin) plugin->update_node(std::make_shared<const topo::Node>(node), devices);
       dra::SliceOptions probe = options;
       probe.generation = 0;

@@ -119,9 +119,9 @@ bool apply_all(const ApplySettings& s, const std::vector<v::NodeJudgement>& judg
   for (const auto& j : judgements) {
     const auto t0 = std::chrono::steady_clock::now();
     const auto r = v::apply_judgement(*api, j, options);
-    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                        std::chrono::steady_clock::now() - t0)
-                        .count();
+    const auto ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
+            .count();
     for (const auto& a : r.actions) std::cout << "apply: " << railyard::escape_controls(a) << "\n";
     for (const auto& n : r.notes) std::cout << "apply: " << railyard::escape_controls(n) << "\n";
     if (!r.ok) {

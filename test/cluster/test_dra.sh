@@ -215,7 +215,15 @@ scheduled() { k get pod dra-rails -o jsonpath='{.status.conditions[?(@.type=="Po
 until_ok 30 "the one-nic-per-rail pod to be marked Unschedulable while rail $bad is tainted" 'test "$(scheduled)" = Unschedulable'
 event=$(k get events --field-selector involvedObject.name=dra-rails,reason=FailedScheduling -o jsonpath='{.items[-1:].message}')
 echo "ok: the one-nic-per-rail pod is Pending: $event"
-# The scheduler (1.36) says "cannot allocate all claims" without naming the taint; the slice does.
+# The scheduler (1.36) says "cannot allocate all claims" without naming the taint; the driver's
+# Event on the Node does, with the devices and the reason.
+node_event() { # <reason>: the newest such Event's message on the Node
+  kubectl get events -A --field-selector "involvedObject.kind=Node,involvedObject.name=$NODE_NAME,reason=$1" \
+    -o jsonpath='{.items[-1:].message}'
+}
+pf_name=$(pool 'next(x["name"] for x in d.values() if typ(x) == "nic" and a(x, "railyard.io/rail") == '"$bad"')')
+until_ok 10 "a RailDown Event on the Node naming $pf_name" 'node_event RailDown | grep -q "$pf_name.*is not ACTIVE"'
+echo "ok: kubectl describe node shows: RailDown: $(node_event RailDown)"
 
 t0=$(date +%s%N)
 echo "$saved_state" >"$state_file"
@@ -223,6 +231,8 @@ until_ok 5 "rail $bad's taint to go when its port is ACTIVE again" 'test "$(rail
 up_ms=$(ms_since "$t0")
 [ "$up_ms" -le 2000 ] || fail "the taint took $up_ms ms to leave, more than 2 s"
 echo "ok: rail $bad ACTIVE again: the taint left within $up_ms ms ($expected devices, generation $(pool gen))"
+until_ok 10 "a RailUp Event on the Node naming $pf_name" 'node_event RailUp | grep -q "$pf_name"'
+echo "ok: and then: RailUp: $(node_event RailUp)"
 until_ok 30 "dra-test-holder's status to show its VF Healthy again" 'pod_health dra-test-holder | grep -q "^Healthy"'
 echo "ok: dra-test-holder's status: $(pod_health dra-test-holder)"
 k delete pod dra-test-tolerant dra-test-holder --wait=true --timeout 60s >/dev/null

@@ -90,6 +90,8 @@ const models = {
   "v1/Service": "v1/Service", "apps/v1/DaemonSet": "apps/v1/DaemonSet", "batch/v1/Job": "batch/v1/Job",
   "rbac.authorization.k8s.io/v1/ClusterRole": "rbac.authorization.k8s.io/v1/ClusterRole",
   "rbac.authorization.k8s.io/v1/ClusterRoleBinding": "rbac.authorization.k8s.io/v1/ClusterRoleBinding",
+  "rbac.authorization.k8s.io/v1/Role": "rbac.authorization.k8s.io/v1/Role",
+  "rbac.authorization.k8s.io/v1/RoleBinding": "rbac.authorization.k8s.io/v1/RoleBinding",
 };
 async function model(p) {
   const mod = await import(`kubernetes-models/${p}`);
@@ -143,7 +145,7 @@ const configMap = find("ConfigMap", "railyard-config");
 
 check("every namespaced object lives in the base's namespace", () => {
   for (const o of all) if (!clusterScoped.has(o.kind)) assert(o.metadata.namespace === ns.metadata.name, `${o.kind}/${o.metadata.name}`);
-  for (const o of all.filter((x) => x.kind === "ClusterRoleBinding"))
+  for (const o of all.filter((x) => x.kind === "ClusterRoleBinding" || x.kind === "RoleBinding"))
     for (const s of o.subjects) assert(s.namespace === ns.metadata.name && find("ServiceAccount", s.name), `${o.metadata.name}: subject ${s.name}`);
 });
 
@@ -367,7 +369,7 @@ check("the pods run binaries the image has, from one image", () => {
   assert(copied.includes(path.basename(bench)), `validate.json runs ${bench}, which the image does not have`);
 });
 
-check("least privilege: no API token for the device plugin or the MPIJob; the validator's --apply only slices, its own rules and Nodes; the DRA driver only its slices, get nodes and claims, and its own entries in claim status", () => {
+check("least privilege: no API token for the device plugin or the MPIJob; the validator's --apply only slices, its own rules and Nodes; the DRA driver only its slices, get nodes and claims, its own entries in claim status and create Events", () => {
   assert(find("ServiceAccount", "railyard-device-plugin").automountServiceAccountToken === false, "device plugin SA mounts a token");
   assert(ds.spec.template.spec.automountServiceAccountToken === false, "the DaemonSet mounts a token");
   assert(find("ServiceAccount", "railyard-validate").automountServiceAccountToken === false, "validator SA mounts a token by default");
@@ -392,7 +394,8 @@ check("least privilege: no API token for the device plugin or the MPIJob; the va
     { apiGroups: ["resource.k8s.io"], resources: ["resourceclaims"], verbs: ["get"] },
     { apiGroups: ["resource.k8s.io"], resources: ["resourceclaims/status"], verbs: ["update"] },
     { apiGroups: ["resource.k8s.io"], resourceNames: ["railyard.io"], resources: ["resourceclaims/driver"], verbs: ["associated-node:update"] },
-    { apiGroups: [""], resources: ["nodes"], verbs: ["get"] }]), JSON.stringify(draRole.rules));
+    { apiGroups: [""], resources: ["nodes"], verbs: ["get"] },
+    { apiGroups: [""], resources: ["events"], verbs: ["create"] }]), JSON.stringify(draRole.rules));
   for (const c of [...ds.spec.template.spec.initContainers, ...ds.spec.template.spec.containers,
     ...dra.spec.template.spec.initContainers, ...dra.spec.template.spec.containers]) {
     assert(c.securityContext?.allowPrivilegeEscalation === false, `${c.name}: privilege escalation`);
