@@ -56,6 +56,13 @@ std::string short_hash(const std::string& s) {
   return std::string(buf, 10);
 }
 
+// A device attribute's value ({"int": 5} -> 5); null when the shape is not the API's.
+json attribute(const json& attributes, const char* name, const char* kind) {
+  const auto it = attributes.find(name);
+  if (it == attributes.end() || !it->is_object() || !it->contains(kind)) return nullptr;
+  return (*it)[kind];
+}
+
 // This node's railyard.io devices by rail, as its ResourceSlices publish them: the names a rule
 // must select. GPUs are left out (a rail's finding is its NIC's), and so is any entry whose shape
 // or name is not what the driver writes.
@@ -79,9 +86,8 @@ std::map<int, std::vector<std::string>> devices_by_rail(kube::ApiClient& api,
       const std::string name = d["name"];
       if (!is_dns1123_label(name) || !d.contains("attributes") || !d["attributes"].is_object())
         continue;
-      const json& a = d["attributes"];
-      const json rail = a.value("railyard.io/rail", json::object()).value("int", json());
-      const json type = a.value("railyard.io/type", json::object()).value("string", json());
+      const json rail = attribute(d["attributes"], "railyard.io/rail", "int");
+      const json type = attribute(d["attributes"], "railyard.io/type", "string");
       if (!rail.is_number_integer() || (type.is_string() && type == "gpu")) continue;
       out[rail.get<int>()].push_back(name);
     }
@@ -345,6 +351,13 @@ ApplyResult apply_judgement(kube::ApiClient& api, const NodeJudgement& j, const 
     result.ok = false;
     result.status = e.response.status;
     result.error = e.what + ": " + e.response.message();
+  } catch (const nlohmann::json::exception& e) {
+    // An answer of the wrong shape where a field was read (a number for a string): the API
+    // server's answer cannot be trusted, so nothing of this run stays.
+    result.ok = false;
+    result.error = std::string("the API server's answer has an unexpected shape: ") + e.what();
+  }
+  if (!result.ok) {
     const auto failures = undo.run(api);
     result.actions.clear();
     result.notes.push_back(failures.empty()

@@ -37,6 +37,12 @@ class FakeCluster {
                                      device("vf-5a", "vf", 5), device("vf-5b", "vf", 5),
                                      device("nic-4", "nic", 4), device("Bad/Name", "vf", 5),
                                      device("vf-odd", "vf", "5")})}}}}});
+    // Entries of shapes the driver never writes: skipped, never a crash.
+    slices[0]["spec"]["devices"].push_back({{"name", 7}});
+    slices[0]["spec"]["devices"].push_back(
+        {{"name", "vf-flat"},
+         {"attributes", {{"railyard.io/rail", 5}, {"railyard.io/type", "vf"}}}});
+    slices.push_back("not a slice");
     // Someone else's rule on the same device: never ours to touch.
     rules["foreign"] = {{"metadata", {{"name", "foreign"}, {"resourceVersion", "1"}}},
                         {"spec",
@@ -346,6 +352,23 @@ TEST_CASE("judgement: a fleet's culprits land on the nodes and rails they name",
   FleetReport lost = f;
   lost.could_not_run = "rank 2 never joined";
   CHECK(judge_fleet(lost).empty());
+}
+
+TEST_CASE("apply: a rule list of the wrong shape fails the run and undoes it",
+          "[validate][apply]") {
+  FakeCluster k;
+  railyard::kube::ApiClient api({.server = k.url()});
+  {
+    std::lock_guard lock(k.mu);
+    k.rules["odd"] = {
+        {"metadata",
+         {{"name", "odd"}, {"labels", {{"app.kubernetes.io/managed-by", "railyard-validate"}}}}},
+        {"spec", {{"deviceSelector", {{"driver", "railyard.io"}, {"pool", 42}}}}}};
+  }
+  const auto r = apply_judgement(api, slow_rail5(), kOptions);
+  CHECK_FALSE(r.ok);
+  CHECK_THAT(r.error, Catch::Contains("unexpected shape"));
+  CHECK(k.our_rule_names() == std::vector<std::string>{"odd"});
 }
 
 TEST_CASE("apply: an API server without DeviceTaintRules is said so, and the node untouched",
