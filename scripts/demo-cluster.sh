@@ -53,7 +53,7 @@ kubectl apply -k "$here/overlay" >/dev/null 2>&1 # the namespace, the CNI, the v
 kubectl label node "$NODE_NAME" railyard.io/allocator=dra --overwrite >/dev/null
 kubectl apply -k "$here/overlay-dra" >/dev/null 2>&1
 k rollout status daemonset/railyard-dra-driver --timeout 120s >/dev/null || fail "the DRA driver's pod is not Ready"
-kubectl apply -n "$NS" -k manifests/dra/claims >/dev/null
+kubectl apply -n "$NS" -k manifests/dra/claims >/dev/null 2>&1
 slices=$W/demo-slices.json
 until_ok 60 "the node's slices" \
   "kubectl get resourceslices --field-selector spec.nodeName=$NODE_NAME,spec.driver=railyard.io -o json >$slices && grep -q '\"railyard.io/rail\"' $slices"
