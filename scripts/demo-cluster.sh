@@ -38,7 +38,7 @@ cleanup() {
     --ignore-not-found >/dev/null 2>&1 || true
   kubectl label node "$NODE_NAME" railyard.io/allocator- railyard.io/validated- >/dev/null 2>&1 || true
   kubectl annotate node "$NODE_NAME" railyard.io/validated-at- railyard.io/validation-reason- >/dev/null 2>&1 || true
-  rm -f "$W/demo-validate.json" "$token"
+  rm -f "$W/demo-validate.json" "$W/demo-slices.json" "$token"
   if [ "$started" = 1 ]; then test/cluster/cluster.sh down >/dev/null 2>&1 || true; fi
 }
 trap cleanup EXIT

@@ -133,8 +133,11 @@ host_validate_apply() { # <sa>
             "gpuDirect": "off", "fabricMtu": 0, "roceQos": false, "pcieAcs": false,
             "portErrors": false, "linkFlaps": false, "ncclPath": false}}
 JSON
+  local rc=0
   "$RAILYARD_BIN/railyard-validate" run --config "$config" --sysfs-root "$SYSFS_ROOT" \
     --rails "$RAILS_FILE" --node-name "$NODE_NAME" --apply \
     --api-server "$(kubectl config view --raw -o jsonpath='{.clusters[0].cluster.server}')" \
-    --api-token-file "$token" --api-ca-file "$W/pki/ca.crt"
+    --api-token-file "$token" --api-ca-file "$W/pki/ca.crt" || rc=$?
+  rm -f "$token" "$config"
+  return "$rc"
 }

@@ -23,6 +23,7 @@ cleanup() {
   kubectl delete devicetaintrules.resource.k8s.io -l app.kubernetes.io/managed-by=railyard-validate \
     --ignore-not-found >/dev/null 2>&1 || true
   [ -z "$slices_made" ] || kubectl delete -f "$slices_made" --ignore-not-found >/dev/null 2>&1 || true
+  [ -z "$slices_made" ] || rm -f "$slices_made"
   kubectl label node "$NODE_NAME" railyard.io/validated- >/dev/null 2>&1 || true
   kubectl taint node "$NODE_NAME" railyard.io/unvalidated- >/dev/null 2>&1 || true
   k delete pod gate-probe --ignore-not-found --wait=true --timeout 60s >/dev/null 2>&1 || true
