@@ -115,16 +115,6 @@ void report_network(kube::ApiClient& api, const std::vector<dra::PreparedClaim>&
   reports = std::move(now);
 }
 
-// Now as the API server writes times (RFC 3339, UTC, seconds).
-std::string now_rfc3339() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 // The devices unhealthy at the last look: name -> (reason, since when).
 struct Unwell {
   std::string reason, since;
@@ -140,7 +130,7 @@ void follow_health(std::vector<dra::Device>& devices, std::map<std::string, Unwe
     const auto it = unhealthy.find(d.name);
     if (it == unhealthy.end() || it->second.reason != reason)
       spdlog::warn("device {} unhealthy: {}", d.name, reason);
-    d.unhealthy_since = it == unhealthy.end() ? now_rfc3339() : it->second.since;
+    d.unhealthy_since = it == unhealthy.end() ? kube::rfc3339_now() : it->second.since;
     now[d.name] = {reason, d.unhealthy_since};
   }
   for (const auto& [name, was] : unhealthy)
@@ -226,7 +216,7 @@ int run_publish(const Source& src, dra::SliceOptions options, const PublishOptio
       last_diagnostics = diagnostics;
       auto devices = dra::build_devices(node, dra::check_health(sysfs, node));
       follow_health(devices, unhealthy);
-      events.update(devices, pub.node_uid(), now_rfc3339());
+      events.update(devices, pub.node_uid(), kube::rfc3339_now());
       if (plugin) plugin->update_node(std::make_shared<const topo::Node>(node), devices);
       dra::SliceOptions probe = options;
       probe.generation = 0;

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <mutex>
 #include <sstream>
@@ -205,6 +206,15 @@ json ApiClient::call(std::string_view method, const std::string& path, const jso
   auto r = request(method, path, body);
   if (!r.ok()) throw ApiError(method, path, r);
   return r.json();
+}
+
+std::string rfc3339_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
 }
 
 std::string url_escape(std::string_view s) {

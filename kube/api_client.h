@@ -89,6 +89,9 @@ class ApiClient {
   std::unique_ptr<Impl> impl_;
 };
 
+// Now, as the API server writes times (RFC 3339, UTC, seconds): "2026-12-07T18:30:00Z".
+std::string rfc3339_now();
+
 // Percent-encoding for a query parameter's value ("spec.nodeName=n1" -> "spec.nodeName%3Dn1").
 std::string url_escape(std::string_view s);
 

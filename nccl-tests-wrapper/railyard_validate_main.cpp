@@ -4,18 +4,14 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <algorithm>
 #include <cctype>
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
-#include "common/atomic_file.h"
 #include "common/log_escape.h"
-#include "common/rail_findings.h"
-#include "nccl-tests-wrapper/apply/cluster.h"
+#include "nccl-tests-wrapper/apply/command.h"
 #include "nccl-tests-wrapper/fleet/run.h"
 #include "nccl-tests-wrapper/nccl/parse.h"
 #include "nccl-tests-wrapper/run/report.h"
@@ -78,66 +74,7 @@ struct FleetOutputs {
   std::string report, junit, patches, heatmaps;
 };
 
-// --apply and where the API server is (in a pod: the service account's in-cluster config).
-struct ApplySettings {
-  bool apply = false;
-  railyard::kube::ApiConfig api;
-  std::string effect = "NoSchedule";
-};
-
-void add_apply_options(CLI::App* cmd, ApplySettings& s) {
-  cmd->add_flag("--apply", s.apply,
-                "change the cluster: a DeviceTaintRule per failed rail's device (key "
-                "railyard.io/validation), the Node's label railyard.io/validated, its reason and "
-                "the bring-up taint railyard.io/unvalidated; a pass removes what railyard-validate "
-                "made. Exit 2 when the API server refuses (nothing is left half-applied)");
-  cmd->add_option("--taint-effect", s.effect, "--apply: the rules' effect")
-      ->check(CLI::IsMember({"NoSchedule", "NoExecute"}));
-  cmd->add_option("--api-server", s.api.server,
-                  "--apply: the API server's URL (default: in-cluster, KUBERNETES_SERVICE_HOST)");
-  cmd->add_option("--api-token-file", s.api.token_file,
-                  "--apply: bearer token file (default: the service account's)");
-  cmd->add_option("--api-ca-file", s.api.ca_file,
-                  "--apply: CA bundle (default: the service account's)");
-}
-
-// Applies each judgement and says what changed; false when one was refused (the caller exits 2).
-bool apply_all(const ApplySettings& s, const std::vector<v::NodeJudgement>& judgements,
-               const char* who) {
-  std::optional<railyard::kube::ApiClient> api;
-  try {
-    auto config = railyard::kube::in_cluster_config(s.api);
-    config.user_agent = "railyard-validate";
-    api.emplace(config);
-  } catch (const std::exception& e) {
-    std::cerr << "railyard-validate " << who << ": --apply: " << railyard::escape_controls(e.what())
-              << "\n";
-    return false;
-  }
-  const v::ApplyOptions options{v::rfc3339_now(), s.effect};
-  bool ok = true;
-  for (const auto& j : judgements) {
-    const auto t0 = std::chrono::steady_clock::now();
-    const auto r = v::apply_judgement(*api, j, options);
-    const auto ms =
-        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
-            .count();
-    for (const auto& a : r.actions) std::cout << "apply: " << railyard::escape_controls(a) << "\n";
-    for (const auto& n : r.notes) std::cout << "apply: " << railyard::escape_controls(n) << "\n";
-    if (!r.ok) {
-      std::cerr << "railyard-validate " << who
-                << ": --apply refused: " << railyard::escape_controls(r.error) << "\n";
-      ok = false;
-    } else {
-      // The verdict to its last accepted write: bench/validate/apply.sh reads this line.
-      std::cout << "apply: Node " << railyard::escape_controls(j.node) << " done in " << ms
-                << " ms\n";
-    }
-  }
-  return ok;
-}
-
-int cmd_fleet(const v::FleetSettings& s, const FleetOutputs& out, const ApplySettings& apply) {
+int cmd_fleet(const v::FleetSettings& s, const FleetOutputs& out, const v::ApplySettings& apply) {
   std::optional<v::FleetReport> report;
   try {
     report = v::run_fleet(s, std::cout);
@@ -165,7 +102,7 @@ int cmd_fleet(const v::FleetSettings& s, const FleetOutputs& out, const ApplySet
   if (apply.apply) {
     if (!ran)
       std::cout << "apply: changed nothing: the fleet could not run\n";
-    else if (!apply_all(apply, v::judge_fleet(*report), "fleet"))
+    else if (!v::apply_all(apply, v::judge_fleet(*report), "fleet"))
       return 2;
   }
   if (!written || !ran) return 2;
@@ -196,14 +133,14 @@ int main(int argc, char** argv) {
                   "write an SVG plot of each rail's throughput during the run across all rails");
   run->add_option("--sysfs-root", sysfs_root, "overrides the config's sysfsRoot");
   run->add_option("--rails", rails, "overrides the config's railsFile");
-  ApplySettings run_apply, fleet_apply;
-  add_apply_options(run, run_apply);
-  std::string run_node = default_node_name(), findings_path;
-  run->add_option("--findings", findings_path,
+  v::ApplySettings run_apply, fleet_apply;
+  v::add_apply_options(run, run_apply);
+  run_apply.node = default_node_name();
+  run->add_option("--findings", run_apply.findings,
                   "--apply: also write the failed rails to FILE on this node, for the device "
                   "plugin (--validation-findings) to mark their VFs and bundles Unhealthy")
       ->needs(run->get_option("--apply"));
-  run->add_option("--node-name", run_node,
+  run->add_option("--node-name", run_apply.node,
                   "--apply: this node's name (default: NODE_NAME, else the hostname)");
   std::optional<int> run_rank;
   run->add_option("--rank", run_rank,
@@ -273,7 +210,7 @@ int main(int argc, char** argv) {
                       "rank 0: write kubectl label/annotation patches and taint commands (JSON)");
     fleet->add_option("--heatmaps", fleet_out.heatmaps,
                       "rank 0: write DIR/rail-K.svg, each rail's node x node bandwidth");
-    add_apply_options(fleet, fleet_apply);
+    v::add_apply_options(fleet, fleet_apply);
   }
   CLI11_PARSE(app, argc, argv);
   if (*fleet) return cmd_fleet(fleet_settings, fleet_out, fleet_apply);
@@ -309,27 +246,6 @@ int main(int argc, char** argv) {
   if (!timeline_path.empty())
     written &= write_file(timeline_path, v::timeline_svg(report.timeline));
   if (!written) return 2;
-  // A rank whose benchmarks rank 0 measured knows only half of its node's verdict: a pass of its
-  // checks must not lift what rank 0 found. Rank 0 applies; the fleet Job applies for every node.
-  const bool partial = std::any_of(report.runs.begin(), report.runs.end(),
-                                   [](const v::RunOutcome& r) { return r.measured_by_rank0; });
-  if (run_apply.apply && partial)
-    std::cout << "apply: rank " << cfg.rank
-              << " changed nothing: rank 0 measured the rails and applies its verdict\n";
-  else if (run_apply.apply) {
-    const auto judgement = v::judge_node(report, run_node);
-    if (!apply_all(run_apply, {judgement}, "run")) return 2;
-    if (!findings_path.empty() && judgement.verdict != v::Verdict::kCouldNotRun) {
-      try {
-        railyard::write_file_atomically(
-            findings_path,
-            railyard::rail_findings_json(v::rail_findings(judgement, v::rfc3339_now())));
-        std::cout << "apply: wrote " << findings_path << " for the device plugin\n";
-      } catch (const std::exception& e) {
-        std::cerr << "railyard-validate run: " << railyard::escape_controls(e.what()) << "\n";
-        return 2;
-      }
-    }
-  }
+  if (run_apply.apply && v::apply_node_run(run_apply, report, cfg.rank) != 0) return 2;
   return static_cast<int>(report.verdict);
 }

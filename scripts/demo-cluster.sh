@@ -26,7 +26,7 @@ bad=5
 t_start=$(date +%s%N)
 say() { printf '[%6s s] %s\n' "$(awk -v a="$t_start" -v b="$(date +%s%N)" 'BEGIN {printf "%.1f", (b - a) / 1e9}')" "$*"; }
 
-started=0 rate_file="" saved_rate="" token=""
+rate_file="" saved_rate="" token=""
 cleanup() {
   [ -n "$saved_rate" ] && echo "$saved_rate" >"$rate_file"
   k delete pod demo-rails --ignore-not-found --wait=true --timeout 60s >/dev/null 2>&1 || true
@@ -39,16 +39,11 @@ cleanup() {
   kubectl label node "$NODE_NAME" railyard.io/allocator- railyard.io/validated- >/dev/null 2>&1 || true
   kubectl annotate node "$NODE_NAME" railyard.io/validated-at- railyard.io/validation-reason- >/dev/null 2>&1 || true
   rm -f "$W/demo-validate.json" "$W/demo-slices.json" "$token"
-  if [ "$started" = 1 ]; then test/cluster/cluster.sh down >/dev/null 2>&1 || true; fi
+  cluster_down_if_started
 }
 trap cleanup EXIT
 
-if ! kubectl get node "$NODE_NAME" >/dev/null 2>&1; then
-  say "bringing the cluster up (test/cluster/cluster.sh up)"
-  started=1
-  test/cluster/cluster.sh up >/tmp/railyard-demo-cluster-up.log 2>&1 ||
-    { tail -20 /tmp/railyard-demo-cluster-up.log; fail "the cluster did not come up"; }
-fi
+cluster_up_unless_up
 kubectl apply -k "$here/overlay" >/dev/null 2>&1 # the namespace, the CNI, the validator's role
 kubectl label node "$NODE_NAME" railyard.io/allocator=dra --overwrite >/dev/null
 kubectl apply -k "$here/overlay-dra" >/dev/null 2>&1

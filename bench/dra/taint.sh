@@ -26,23 +26,18 @@ source test/cluster/lib.sh
 here=test/cluster
 bad=5
 
-started=0 state_file="" saved_state=""
+state_file="" saved_state=""
 cleanup() {
   [ -n "$state_file" ] && [ -n "$saved_state" ] && echo "$saved_state" >"$state_file"
   kubectl delete -k "$here/overlay-dra" --ignore-not-found --wait=true --timeout 60s >/dev/null 2>&1 || true
   kubectl delete resourceslices --field-selector "spec.nodeName=$NODE_NAME,spec.driver=railyard.io" \
     --ignore-not-found >/dev/null 2>&1 || true
   kubectl label node "$NODE_NAME" railyard.io/allocator- >/dev/null 2>&1 || true
-  if [ "$started" = 1 ]; then test/cluster/cluster.sh down >/dev/null 2>&1 || true; fi
+  cluster_down_if_started
 }
 trap cleanup EXIT
 
-if ! kubectl get node "$NODE_NAME" >/dev/null 2>&1; then
-  echo "== bringing the cluster up (test/cluster/cluster.sh up)"
-  started=1
-  test/cluster/cluster.sh up >/tmp/railyard-bench-cluster-up.log 2>&1 ||
-    { tail -20 /tmp/railyard-bench-cluster-up.log; fail "the cluster did not come up"; }
-fi
+cluster_up_unless_up
 kubectl apply -k "$here/overlay" >/dev/null # the namespace, the CNI and its policy
 kubectl label node "$NODE_NAME" railyard.io/allocator=dra --overwrite >/dev/null
 kubectl apply -k "$here/overlay-dra" >/dev/null
@@ -85,7 +80,6 @@ for ((i = 1; i <= rounds; i++)); do
   downs+=("$down") ups+=("$up")
   printf '%-6s %9s ms %9s ms\n' "$i" "$down" "$up"
 done
-median() { printf '%s\n' "$@" | sort -n | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
 md=$(median "${downs[@]}") mu=$(median "${ups[@]}")
 printf '%-6s %9s ms %9s ms   (target: at most 2000 ms each; %s devices of rail %s)\n' median "$md" "$mu" "$want" "$bad"
 if [ -n "$json" ]; then

@@ -29,7 +29,7 @@ source test/cluster/lib.sh
 bad=5
 slices=$W/bench-apply-slices.json
 
-started=0 state_file="" saved_state=""
+state_file="" saved_state=""
 cleanup() {
   [ -n "$saved_state" ] && echo "$saved_state" >"$state_file"
   kubectl delete devicetaintrules.resource.k8s.io -l app.kubernetes.io/managed-by=railyard-validate \
@@ -38,16 +38,11 @@ cleanup() {
   rm -f "$slices"
   kubectl label node "$NODE_NAME" railyard.io/validated- >/dev/null 2>&1 || true
   kubectl annotate node "$NODE_NAME" railyard.io/validated-at- railyard.io/validation-reason- >/dev/null 2>&1 || true
-  if [ "$started" = 1 ]; then test/cluster/cluster.sh down >/dev/null 2>&1 || true; fi
+  cluster_down_if_started
 }
 trap cleanup EXIT
 
-if ! kubectl get node "$NODE_NAME" >/dev/null 2>&1; then
-  echo "== bringing the cluster up (test/cluster/cluster.sh up)"
-  started=1
-  test/cluster/cluster.sh up >/tmp/railyard-bench-cluster-up.log 2>&1 ||
-    { tail -20 /tmp/railyard-bench-cluster-up.log; fail "the cluster did not come up"; }
-fi
+cluster_up_unless_up
 kubectl apply -k test/cluster/overlay >/dev/null 2>&1 # the namespace, the ServiceAccount and its role
 publish_node_slices "$slices"
 state_file=$(rail_port_state "$bad" "$slices")
@@ -80,7 +75,6 @@ for ((i = 1; i <= rounds; i++)); do
   fails+=("$f") passes+=("$p")
   printf '%-6s %13s ms %13s ms\n' "$i" "$f" "$p"
 done
-median() { printf '%s\n' "$@" | sort -n | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
 mf=$(median "${fails[@]}") mp=$(median "${passes[@]}")
 printf '%-6s %13s ms %13s ms   (target: at most 1000 ms; %s rules of rail %s and the Node)\n' median "$mf" "$mp" "$want" "$bad"
 if [ -n "$json" ]; then

@@ -1,10 +1,10 @@
 #include "nccl-tests-wrapper/apply/cluster.h"
 
 #include <algorithm>
-#include <ctime>
+#include <cctype>
+#include <cstdio>
 #include <map>
 #include <optional>
-#include <set>
 
 #include "common/k8s_names.h"
 
@@ -32,8 +32,7 @@ json call(kube::ApiClient& api, const char* method, const std::string& path,
           const std::string& what, const json* body = nullptr) {
   auto r = api.request(method, path, body);
   if (!r.ok()) throw Refused{std::string(method) + " " + what, std::move(r)};
-  auto j = r.json();
-  return j;
+  return r.json();
 }
 
 std::string capped(std::string s) {
@@ -264,15 +263,6 @@ std::string rule_name(const std::string& node, const std::string& device) {
     name = "railyard-validation." + device + "." + cut + "." + short_hash(node);
   }
   return name;
-}
-
-std::string rfc3339_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 ApplyResult apply_judgement(kube::ApiClient& api, const NodeJudgement& j, const ApplyOptions& o) {

@@ -40,7 +40,4 @@ std::string rule_name(const std::string& node, const std::string& device);
 ApplyResult apply_judgement(kube::ApiClient& api, const NodeJudgement& judgement,
                             const ApplyOptions& options);
 
-// Now, as the API server writes times: "2026-12-07T18:30:00Z".
-std::string rfc3339_now();
-
 }  // namespace railyard::validate

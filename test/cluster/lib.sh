@@ -141,3 +141,21 @@ JSON
   rm -f "$token" "$config"
   return "$rc"
 }
+
+# For the benches and the demo: brings the cluster up unless it is up already. CLUSTER_STARTED
+# says whether it did, so that their cleanup takes down only a cluster they brought up.
+CLUSTER_STARTED=0
+cluster_up_unless_up() {
+  kubectl get node "$NODE_NAME" >/dev/null 2>&1 && return 0
+  echo "== bringing the cluster up (test/cluster/cluster.sh up)"
+  CLUSTER_STARTED=1
+  "$(dirname "${BASH_SOURCE[0]}")/cluster.sh" up >/tmp/railyard-cluster-up.log 2>&1 ||
+    { tail -20 /tmp/railyard-cluster-up.log; fail "the cluster did not come up"; }
+}
+cluster_down_if_started() {
+  [ "$CLUSTER_STARTED" = 1 ] || return 0
+  "$(dirname "${BASH_SOURCE[0]}")/cluster.sh" down >/dev/null 2>&1 || true
+}
+
+# The median of the numbers given.
+median() { printf '%s\n' "$@" | sort -n | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
