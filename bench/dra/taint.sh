@@ -82,12 +82,4 @@ for ((i = 1; i <= rounds; i++)); do
 done
 md=$(median "${downs[@]}") mu=$(median "${ups[@]}")
 printf '%-6s %9s ms %9s ms   (target: at most 2000 ms each; %s devices of rail %s)\n' median "$md" "$mu" "$want" "$bad"
-if [ -n "$json" ]; then
-  python3 - "$json" "$md" "$mu" "${downs[*]}" "${ups[*]}" <<'PY'
-import json, sys
-f, md, mu, downs, ups = sys.argv[1:]
-json.dump({"down_to_taint_ms": {"median": float(md), "rounds": [int(x) for x in downs.split()]},
-           "active_to_untainted_ms": {"median": float(mu), "rounds": [int(x) for x in ups.split()]},
-           "target_ms": 2000}, open(f, "w"), indent=2)
-PY
-fi
+[ -z "$json" ] || bench_json "$json" down_to_taint_ms active_to_untainted_ms 2000 "${downs[*]}" "${ups[*]}"

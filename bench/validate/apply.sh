@@ -77,12 +77,4 @@ for ((i = 1; i <= rounds; i++)); do
 done
 mf=$(median "${fails[@]}") mp=$(median "${passes[@]}")
 printf '%-6s %13s ms %13s ms   (target: at most 1000 ms; %s rules of rail %s and the Node)\n' median "$mf" "$mp" "$want" "$bad"
-if [ -n "$json" ]; then
-  python3 - "$json" "$mf" "$mp" "${fails[*]}" "${passes[*]}" <<'PY'
-import json, sys
-f, mf, mp, fails, passes = sys.argv[1:]
-json.dump({"verdict_to_rules_ms": {"median": float(mf), "rounds": [int(x) for x in fails.split()]},
-           "pass_to_no_rules_ms": {"median": float(mp), "rounds": [int(x) for x in passes.split()]},
-           "target_ms": 1000}, open(f, "w"), indent=2)
-PY
-fi
+[ -z "$json" ] || bench_json "$json" verdict_to_rules_ms pass_to_no_rules_ms 1000 "${fails[*]}" "${passes[*]}"

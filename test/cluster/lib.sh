@@ -159,3 +159,16 @@ cluster_down_if_started() {
 
 # The median of the numbers given.
 median() { printf '%s\n' "$@" | sort -n | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
+
+# A two-measure bench's rounds and medians as JSON:
+# bench_json <file> <name a> <name b> <target ms> "<rounds a>" "<rounds b>"
+bench_json() {
+  python3 - "$@" <<'PY'
+import json, statistics, sys
+f, a, b, target, ra, rb = sys.argv[1:]
+ra, rb = [int(x) for x in ra.split()], [int(x) for x in rb.split()]
+json.dump({a: {"median": statistics.median(ra), "rounds": ra},
+           b: {"median": statistics.median(rb), "rounds": rb}, "target_ms": int(target)},
+          open(f, "w"), indent=2)
+PY
+}
