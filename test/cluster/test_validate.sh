@@ -3,8 +3,8 @@
 # (rail 5's leaf ports limited to 200 Mbit/s), and so does the fleet Job. Both run with --apply as
 # shipped: the run leaves one DeviceTaintRule per rail 5 NIC device (from the node's railyard.io
 # slices), the Node labelled railyard.io/validated=false, and (--findings) the device plugin
-# marking rail 5's VFs and bundle Unhealthy; with tc removed and the findings cleared, the Job again: the
-# rules are gone and the Node is validated=true. The bring-up gate: the Node tainted
+# marking rail 5's VFs and bundle Unhealthy; with tc removed and the findings cleared, the Job
+# again: the rules are gone and the Node is validated=true. The bring-up gate: the Node tainted
 # railyard.io/unvalidated:NoSchedule (as kubelet --register-with-taints does) keeps an ordinary pod
 # Pending until that passing run lifts the taint. A role without DeviceTaintRule create: --apply
 # exits 2 with the 403 and changes nothing. Everything is removed afterwards, and every VF
