@@ -55,7 +55,13 @@ NcclNetUse parse_nccl_log(const std::string& output) {
       const std::string list = m[1];
       for (auto it = std::sregex_iterator(list.begin(), list.end(), ib_entry);
            it != std::sregex_iterator(); ++it) {
-        const size_t i = std::stoul((*it)[1]);
+        // NCCL numbers its net devices from 0, a few dozen at most: an index past that is not
+        // NCCL's (a log line garbled, or shaped to make us allocate), and is left out.
+        constexpr size_t kMaxNetDevices = 1024;
+        const std::string digits = (*it)[1];
+        size_t i = kMaxNetDevices;
+        std::from_chars(digits.data(), digits.data() + digits.size(), i);
+        if (i >= kMaxNetDevices) continue;
         if (use.ib_devices.size() <= i) use.ib_devices.resize(i + 1);
         use.ib_devices[i] = (*it)[2];
       }

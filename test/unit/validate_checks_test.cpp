@@ -283,6 +283,15 @@ TEST_CASE("roce-qos: ECN switches read from the netdev's sysfs", "[validate][dcb
   CHECK_FALSE(read_ecn(g.sysfs(), "enp1", 3).np.has_value());
 }
 
+TEST_CASE("nccl-path: a device index NCCL never prints is left out, not allocated",
+          "[validate][nccl]") {
+  // Found by peer_input_fuzz: "[9999999990]" made the list resize to ten billion entries.
+  const auto use = parse_nccl_log(
+      "NCCL INFO NET/IB : Using [9999999990]mlx5_9:1/IB [99999999999999999999999]mlx5_8:1/IB "
+      "[1]mlx5_1:1/IB\n");
+  CHECK(use.ib_devices == std::vector<std::string>{"", "mlx5_1:1"});
+}
+
 TEST_CASE("nccl-path: NET/IB on the rail's HCA with GDRDMA is ok", "[validate][nccl]") {
   const auto use = parse_nccl_log(read_sample("nccl-info-ib-gdr.txt"));
   CHECK(use.network == "IB");
