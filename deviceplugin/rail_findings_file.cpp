@@ -1,6 +1,7 @@
 #include "deviceplugin/rail_findings_file.h"
 
 #include <spdlog/spdlog.h>
+#include <sys/stat.h>
 
 #include <fstream>
 #include <sstream>
@@ -9,21 +10,19 @@
 
 namespace railyard::deviceplugin {
 
-namespace fs = std::filesystem;
-
 const RailFindings& RailFindingsFile::current() {
-  std::error_code ec;
-  const auto size = fs::file_size(path_, ec);
-  if (ec) {  // no file (yet, or removed): no finding stands
+  // One stat per health pass (every 500 ms): the file is read only when it changed.
+  struct ::stat st {};
+  if (::stat(path_.c_str(), &st) != 0) {  // no file (yet, or removed): no finding stands
     if (seen_) spdlog::info("validation findings {} gone: no rail marked", path_.string());
     seen_.reset();
     findings_ = {};
     return findings_;
   }
-  const auto mtime = fs::last_write_time(path_, ec);
-  const std::pair stamp{mtime, size};
-  if (ec || (seen_ && *seen_ == stamp)) return findings_;
+  const Stamp stamp{st.st_mtim.tv_sec, st.st_mtim.tv_nsec, st.st_size, st.st_ino};
+  if (seen_ && *seen_ == stamp) return findings_;
   seen_ = stamp;
+  const auto size = static_cast<uintmax_t>(st.st_size);
   try {
     if (size > kMaxRailFindingsBytes)
       throw std::runtime_error("larger than " + std::to_string(kMaxRailFindingsBytes) + " bytes");

@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "common/rail_findings.h"
@@ -27,8 +28,11 @@ class RailFindingsFile {
   const std::filesystem::path& path() const { return path_; }
 
  private:
+  // What the file was when last read: a rename over it (how the validation writes) changes the
+  // inode even within one mtime tick.
+  using Stamp = std::tuple<int64_t, int64_t, int64_t, uint64_t>;  // mtime s, ns, size, inode
   std::filesystem::path path_;
-  std::optional<std::pair<std::filesystem::file_time_type, uintmax_t>> seen_;
+  std::optional<Stamp> seen_;
   RailFindings findings_;
 };
 

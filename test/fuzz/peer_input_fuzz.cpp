@@ -1,10 +1,10 @@
 // libFuzzer target for what railyard reads from its peers and from its own files, which a fault
 // or a stranger may have shaped: the fleet's control messages (the JSON parse with its nesting cap,
 // then each message's checks), nccl-tests output and NCCL's logs, railyard-cni's state records
-// and the DRA driver's claim records, the bench's rendezvous lines, and the bytes a client sends
-// the device plugin's metrics port. The first byte picks the reader; the rest is its input. A
-// reader may reject input only with its own error type; anything else (a crash, another
-// exception, a sanitizer report) is a finding.
+// and the DRA driver's claim records, the bench's rendezvous lines, the bytes a client sends
+// the device plugin's metrics port, and the validation's findings file the device plugin reads. The
+// first byte picks the reader; the rest is its input. A reader may reject input only with its own
+// error type; anything else (a crash, another exception, a sanitizer report) is a finding.
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -12,6 +12,7 @@
 #include <string>
 
 #include "cni/plugin/state.h"
+#include "common/rail_findings.h"
 #include "deviceplugin/metrics.h"
 #include "dra/prepare.h"
 #include "nccl-tests-wrapper/fleet/messages.h"
@@ -26,7 +27,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const std::string input(reinterpret_cast<const char*>(data) + 1, size - 1);
   try {
-    switch (data[0] % 7) {
+    switch (data[0] % 8) {
       case 0: {  // a control message, as rank 0 or a rank reads it
         const auto m = rdma::parse_control_json(input, "fuzz");
         // Every reader sees every message: a hello must not pass as an order, and so on.
@@ -80,6 +81,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         deviceplugin::answer_request_bytes(input, m, [] { return true; });
         break;
       }
+      case 7:  // the validation's findings file, as the device plugin reads it
+        try {
+          parse_rail_findings(input);
+        } catch (const std::runtime_error&) {  // its own refusal, naming the field
+        }
+        break;
     }
   } catch (const rdma::NetError&) {
   } catch (const nlohmann::json::exception&) {
