@@ -26,7 +26,7 @@ bad=5
 t_start=$(date +%s%N)
 say() { printf '[%6s s] %s\n' "$(awk -v a="$t_start" -v b="$(date +%s%N)" 'BEGIN {printf "%.1f", (b - a) / 1e9}')" "$*"; }
 
-rate_file="" saved_rate="" token=""
+rate_file="" saved_rate=""
 cleanup() {
   [ -n "$saved_rate" ] && echo "$saved_rate" >"$rate_file"
   k delete pod demo-rails --ignore-not-found --wait=true --timeout 60s >/dev/null 2>&1 || true
@@ -38,7 +38,7 @@ cleanup() {
     --ignore-not-found >/dev/null 2>&1 || true
   kubectl label node "$NODE_NAME" railyard.io/allocator- railyard.io/validated- >/dev/null 2>&1 || true
   kubectl annotate node "$NODE_NAME" railyard.io/validated-at- railyard.io/validation-reason- >/dev/null 2>&1 || true
-  rm -f "$W/demo-validate.json" "$W/demo-slices.json" "$token"
+  rm -f "$W/demo-slices.json"
   cluster_down_if_started
 }
 trap cleanup EXIT
@@ -56,19 +56,9 @@ say "railyard-dra-driver publishes $(grep -c '"name": "vf-' "$slices") VFs of $R
 
 rate_file=$(dirname "$(rail_port_state "$bad" "$slices")")/rate
 [ -f "$rate_file" ] || fail "no port rate for rail $bad at $rate_file"
-token=$W/demo.token
-k create token railyard-validate --duration 10m >"$token"
-cat >"$W/demo-validate.json" <<'JSON'
-{"checks": {"portActive": true, "expectedRateGbps": 400, "pcieNotDegraded": false, "roceGid": false,
-            "maxPathClass": "SYS", "gpuDirect": "off", "fabricMtu": 0, "roceQos": false,
-            "pcieAcs": false, "portErrors": false, "linkFlaps": false, "ncclPath": false}}
-JSON
 validate() {
-  "$RAILYARD_BIN/railyard-validate" run --config "$W/demo-validate.json" --sysfs-root "$SYSFS_ROOT" \
-    --rails "$RAILS_FILE" --node-name "$NODE_NAME" --apply \
-    --api-server "$(kubectl config view --raw -o jsonpath='{.clusters[0].cluster.server}')" \
-    --api-token-file "$token" --api-ca-file "$W/pki/ca.crt" 2>&1 |
-    grep -E 'railyard-validate: |FAIL|apply:' | sed 's/^/             /' || true
+  host_validate_apply railyard-validate 400 2>&1 | grep -E 'railyard-validate: |FAIL|apply:' |
+    sed 's/^/             /' || true
 }
 rules() {
   kubectl get devicetaintrules.resource.k8s.io -l app.kubernetes.io/managed-by=railyard-validate \

@@ -124,14 +124,16 @@ PY
 }
 
 # railyard-validate run --apply on the host as ServiceAccount <sa> (a short-lived token made for
-# it), node checks only (the port check), on the node's fixture: what a Job does, without one.
-host_validate_apply() { # <sa>
+# it), node checks only, on the node's fixture: what a Job does, without one. The port check,
+# and with <expected Gb/s> the rate check too.
+host_validate_apply() { # <sa> [expected Gb/s]
   local token=$W/$1.token config=$W/checks-only.json
   k create token "$1" --duration 10m >"$token"
-  cat >"$config" <<'JSON'
-{"checks": {"portActive": true, "pcieNotDegraded": false, "roceGid": false, "maxPathClass": "SYS",
-            "gpuDirect": "off", "fabricMtu": 0, "roceQos": false, "pcieAcs": false,
-            "portErrors": false, "linkFlaps": false, "ncclPath": false}}
+  cat >"$config" <<JSON
+{"checks": {"portActive": true, ${2:+\"expectedRateGbps\": $2,} "pcieNotDegraded": false,
+            "roceGid": false, "maxPathClass": "SYS", "gpuDirect": "off", "fabricMtu": 0,
+            "roceQos": false, "pcieAcs": false, "portErrors": false, "linkFlaps": false,
+            "ncclPath": false}}
 JSON
   local rc=0
   "$RAILYARD_BIN/railyard-validate" run --config "$config" --sysfs-root "$SYSFS_ROOT" \
