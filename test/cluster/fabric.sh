@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The cluster node's GPU hardware, as far as this machine can have it: a sysfs tree generated
-# from node.json (8 GPU+NIC pairs, 4 VFs per NIC), each VF's netdev a veth end in the host's
-# namespace whose other end is cabled to its rail's leaf bridge (ryleaf<rail>), so two pods'
-# VFs on one rail reach each other and no other rail; and the uverbs and rdma_cm device nodes
+# from node.json (8 GPU+NIC pairs, 4 VFs per NIC), each NIC's PF netdev (rypf<rail>) and each VF's
+# (ryr<rail>v<vf>) a veth end in the host's namespace whose other end is cabled to its rail's leaf
+# bridge (ryleaf<rail>), so two pods' functions on one rail reach each other and no other rail (a
+# bundle pod takes the PFs, as on a real node); and the uverbs and rdma_cm device nodes
 # the device plugin hands out, made with the fixture's numbers (nothing can open them: there is
 # no RDMA driver here). Usage: fabric.sh up|down
 set -euo pipefail
@@ -24,6 +25,8 @@ up() {
   for ((k = 0; k < RAILS; k++)); do
     ip link add "ryleaf$k" mtu "$LEAF_MTU" type bridge
     ip link set "ryleaf$k" up
+    ip link add "rypf$k" mtu "$LEAF_MTU" type veth peer name "rypf${k}p" mtu "$LEAF_MTU"
+    ip link set "rypf${k}p" master "ryleaf$k" up
     for ((j = 0; j < VFS_PER_RAIL; j++)); do
       ip link add "ryr${k}v$j" mtu "$LEAF_MTU" type veth peer name "ryr${k}v${j}p" mtu "$LEAF_MTU"
       ip link set "ryr${k}v${j}p" master "ryleaf$k" up
@@ -48,6 +51,7 @@ down() {
   local k j
   for ((k = 0; k < RAILS; k++)); do
     for ((j = 0; j < VFS_PER_RAIL; j++)); do ip link del "ryr${k}v$j" 2>/dev/null || true; done
+    ip link del "rypf$k" 2>/dev/null || true
     ip link del "ryleaf$k" 2>/dev/null || true
   done
   if [ -f "$made" ]; then

@@ -73,6 +73,8 @@ rail_addr() { in_pod "$1" ip -4 -o addr show dev "net$(($2 + 1))" | awk '{print 
 
 # VFs on the host: the ryr<rail>v<vf> netdevs not in a pod.
 host_vfs() { ip -o link show | grep -c ': ryr[0-9]*v[0-9]*@' || true; }
+# PFs on the host: the rypf<rail> netdevs not in a (bundle) pod.
+host_pfs() { ip -o link show | grep -c ': rypf[0-9]*@' || true; }
 
 # check_rails <pod a> <pod b>: each pod's net<K+1> has an address of rail K (10.(100+K).0.0/16),
 # its SBR rule and table, and a pings b on every rail over that rail's leaf bridge and no other.

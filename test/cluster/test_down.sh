@@ -7,7 +7,7 @@ source "$here/common.sh"
 "$here/cluster.sh" down
 left=()
 pgrep -f "$CACHE/bin/" >/dev/null && left+=("processes: $(pgrep -af "$CACHE/bin/" | cut -c1-80 | tr '\n' ';')")
-links=$(ip -o link show | awk -F': ' '{print $2}' | grep -E '^(ryr[0-9]+v[0-9]+|ryleaf[0-9]+|rycni0)(@|$)' || true)
+links=$(ip -o link show | awk -F': ' '{print $2}' | grep -E '^(ryr[0-9]+v[0-9]+|rypf[0-9]+p?|ryleaf[0-9]+|rycni0)(@|$)' || true)
 [ -z "$links" ] || left+=("links: $(echo "$links" | tr '\n' ' ')")
 mounts=$(awk '{print $5}' /proc/self/mountinfo | grep -E "^($W|$RUN|/var/lib/kubelet|/run/netns/cni-)" || true)
 [ -z "$mounts" ] || left+=("mounts: $(echo "$mounts" | tr '\n' ' ')")

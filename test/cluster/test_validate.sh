@@ -1,25 +1,30 @@
 #!/usr/bin/env bash
-# The validation Indexed Job between its two pods on the node names a rail degraded with tc
-# (rail 5's leaf ports limited to 200 Mbit/s), and so does the fleet Job. Both run with --apply as
-# shipped: the run leaves one DeviceTaintRule per rail 5 NIC device (from the node's railyard.io
-# slices), the Node labelled railyard.io/validated=false, and (--findings) the device plugin
-# marking rail 5's VFs and bundle Unhealthy; with tc removed and the findings cleared, the Job
-# again: the rules are gone and the Node is validated=true. The bring-up gate: the Node tainted
+# The validation Job as shipped (manifests/validate: its pod holds the node's eight bundles, its
+# rails attached through the bundle NAD) runs against a simulated second node (sim_node.sh) and
+# names the rail degraded with tc (rail 5's cable, its PF's leaf port, limited to 200 Mbit/s).
+# With --apply as shipped, the run leaves one DeviceTaintRule per rail 5 NIC device (from the
+# node's railyard.io slices), the Node labelled railyard.io/validated=false, and (--findings) the
+# device plugin marking rail 5's VFs and bundle Unhealthy; with tc removed and the findings
+# cleared, the Job again: the rules are gone and the Node is validated=true. The bring-up gate: the Node tainted
 # railyard.io/unvalidated:NoSchedule (as kubelet --register-with-taints does) keeps an ordinary pod
 # Pending until that passing run lifts the taint. A role without DeviceTaintRule create: --apply
-# exits 2 with the 403 and changes nothing. Everything is removed afterwards, and every VF
-# comes back to the host.
+# exits 2 with the 403 and changes nothing. Everything is removed afterwards, and every VF and
+# PF comes back to the host.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/sim_node.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 bad=5
-ports() { for ((j = 0; j < VFS_PER_RAIL; j++)); do echo "ryr${bad}v${j}p"; done; }
+cable=rypf${bad}p # the node's rail 5 NIC's port on its leaf
+token=$W/validate-token sim_config=$W/sim-validate.json
 slices_made= state_file= saved_state=
 cleanup() {
+  sim_node_down 1
+  rm -f "$token" "$sim_config"
   [ -z "$saved_state" ] || echo "$saved_state" >"$state_file"
   kubectl delete clusterrolebinding,clusterrole railyard-validate-limited --ignore-not-found >/dev/null 2>&1 || true
   k delete serviceaccount railyard-validate-limited --ignore-not-found >/dev/null 2>&1 || true
-  for p in $(ports); do tc qdisc del dev "$p" root 2>/dev/null || true; done
+  tc qdisc del dev "$cable" root 2>/dev/null || true
   kubectl delete devicetaintrules.resource.k8s.io -l app.kubernetes.io/managed-by=railyard-validate \
     --ignore-not-found >/dev/null 2>&1 || true
   [ -z "$slices_made" ] || kubectl delete -f "$slices_made" --ignore-not-found >/dev/null 2>&1 || true
@@ -29,16 +34,20 @@ cleanup() {
   k delete pod gate-probe --ignore-not-found --wait=true --timeout 60s >/dev/null 2>&1 || true
   kubectl annotate node "$NODE_NAME" railyard.io/validated-at- railyard.io/validation-reason- >/dev/null 2>&1 || true
   kubectl delete -k "$here/overlay-validate" --ignore-not-found --wait=true --timeout 60s >/dev/null 2>&1 || true
-  kubectl delete -k "$here/overlay-fleet" --ignore-not-found --wait=true --timeout 60s >/dev/null 2>&1 || true
   k delete pods -l batch.kubernetes.io/job-name --wait=true --timeout 60s >/dev/null 2>&1 || true
   k delete secret railyard-validate-token --ignore-not-found >/dev/null 2>&1 || true
-  rm -rf "$W/fleet" "$W/validation"
+  rm -rf "$W/validation"
 }
 trap cleanup EXIT
-# The ranks' shared secret, made for this run as manifests/README.md tells users to.
-k create secret generic railyard-validate-token \
-  --from-literal=token="$(head -c 32 /dev/urandom | base64 -w0)" >/dev/null
-for p in $(ports); do tc qdisc add dev "$p" root tbf rate 200mbit burst 64kb latency 100ms; done
+# The ranks' shared secret, made for this run as manifests/README.md tells users to; the
+# simulated node reads it from a file.
+(umask 077 && head -c 32 /dev/urandom | base64 -w0 >"$token")
+k create secret generic railyard-validate-token --from-file=token="$token" >/dev/null
+tc qdisc add dev "$cable" root tbf rate 200mbit burst 64kb latency 100ms
+sim_node_up 1
+# Rank 1's validation config: the ConfigMap's, with the benchmark where this host has it.
+k get configmap railyard-config -o jsonpath='{.data.validate\.json}' |
+  sed "s|/usr/local/bin/railyard-bench|$RAILYARD_BIN/railyard-bench|" >"$sim_config"
 
 finished() { # <job>: Complete or Failed
   k get job "$1" -o jsonpath='{range .status.conditions[*]}{.type}={.status}{"\n"}{end}' |
@@ -50,24 +59,24 @@ finished() { # <job>: Complete or Failed
 slices_made=$W/validate-slices.json
 publish_node_slices "$slices_made"
 
-# The fleet first: once the validation has marked rail 5 on the device plugin, rail 5's VFs
-# leave the schedule, the fleet pods' among them.
-kubectl apply -k "$here/overlay-fleet" >/dev/null
-until_ok 300 "the fleet Job to finish" finished railyard-validate-fleet
-report=$W/fleet/fleet.json
-[ -f "$report" ] || fail "the fleet Job wrote no report: $(k logs -l batch.kubernetes.io/job-name=railyard-validate-fleet --tail 20 2>&1)"
-python3 - "$report" "$bad" <<'PY' || fail "the fleet report did not name rail $bad"
-import json, sys
-rep, bad = json.load(open(sys.argv[1])), int(sys.argv[2])
-for c in rep["culprits"]:
-    print("  culprit: %s on %s, rail %s: %s" % (c["kind"], c.get("node"), c.get("rail"), c.get("evidence")))
-sys.exit(0 if any(c.get("rail") == bad for c in rep["culprits"]) else 1)
-PY
-echo "ok: the fleet Job named rail $bad"
-
-kubectl apply -k "$here/overlay-validate" >/dev/null
-until_ok 300 "the validation Job to finish" finished railyard-validate
-log=$(k logs -l batch.kubernetes.io/job-name=railyard-validate --tail -1 --prefix 2>&1)
+# The Job as shipped, its one pod rank 0 on this node; rank 1, the simulated node, joins it at the
+# pod's rail 0 address once Multus has attached the rails.
+run_validation() {
+  kubectl apply -k "$here/overlay-validate" >/dev/null
+  local pod= addr
+  until_ok 120 "the validation pod's rails attached" \
+    'pod=$(k get pods -l batch.kubernetes.io/job-name=railyard-validate -o name) && addr=$(pod_rail0_addr "${pod#pod/}")'
+  sim_rank 1 env WORLD_SIZE=2 RANK=1 MASTER_ADDR="$addr" MASTER_PORT=29500 RAILYARD_TOKEN_FILE="$token" \
+    "$RAILYARD_BIN/railyard-validate" run --config "$sim_config" --sysfs-root "$SYSFS_ROOT" \
+    --rails "$RAILS_FILE" --rank 1
+  until_ok 300 "the validation Job to finish" finished railyard-validate
+  # Rank 1's exit is its own rank's verdict (rank 0 measured the rails): shown, not judged.
+  local rc=0
+  sim_rank_wait 1 || rc=$?
+  echo "  the simulated node's rank 1 exited $rc: $(tail -n 1 "$W/sim-1.log")"
+  log=$(k logs -l batch.kubernetes.io/job-name=railyard-validate --tail -1 --prefix 2>&1)
+}
+run_validation
 # Each rank's verdict and benchmark table (rank 0 measures; rank 1's runs are judged by exit).
 echo "$log" | grep -E 'railyard-validate: |FAIL|GB/s|measured by rank 0' | sed 's/^/  /' | head -60
 grep -q "FAIL  rail $bad (mlx5_$bad)" <<<"$log" || fail "the validation did not name rail $bad"
@@ -114,13 +123,13 @@ echo "ok: the device plugin marked rail $bad: allocatable railyard.io/rail$bad 0
 
 
 # Healed: tc removed, the validation Job again passes and takes back what it made.
-for p in $(ports); do tc qdisc del dev "$p" root; done
+tc qdisc del dev "$cable" root
 kubectl delete -k "$here/overlay-validate" --wait=true --timeout 60s >/dev/null
-kubectl delete -k "$here/overlay-fleet" --wait=true --timeout 60s >/dev/null
 # The repair step a person takes on a device-plugin node (README, "From finding to schedule"):
-# the marked rail's VFs are what the next validation needs, so its findings are cleared first.
+# the marked rail's bundle is what the next validation needs, so its findings are cleared first.
 rm "$W/validation/findings.json"
 until_ok 60 "rail $bad's VFs back in the Node's allocatable" 'test "$(alloc "rail$bad")" = "$VFS_PER_RAIL"'
+until_ok 30 "rail $bad's bundle back in the Node's allocatable" 'test "$(alloc bundle)" = "$RAILS"'
 # The bring-up gate, closed: an ordinary pod (no toleration) waits for the node.
 kubectl taint node "$NODE_NAME" railyard.io/unvalidated=:NoSchedule --overwrite >/dev/null
 k apply -f - >/dev/null <<EOF
@@ -144,9 +153,7 @@ unschedulable_for_gate() {
   fail "the Node has taints besides the gate's: $(kubectl get node "$NODE_NAME" -o jsonpath='{.spec.taints}')"
 until_ok 30 "the ordinary pod to be held by the bring-up taint" unschedulable_for_gate
 echo "ok: gate closed: $(k get pod gate-probe -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}')"
-kubectl apply -k "$here/overlay-validate" >/dev/null
-until_ok 300 "the validation Job to finish again" finished railyard-validate
-log=$(k logs -l batch.kubernetes.io/job-name=railyard-validate --tail -1 --prefix 2>&1)
+run_validation
 echo "$log" | grep -E 'railyard-validate: |FAIL|apply:' | sed 's/^/  /' | head -30
 [ "$(rules_of_node | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["items"]))')" = 0 ] ||
   fail "the passing run left DeviceTaintRules behind"
@@ -199,3 +206,4 @@ cleanup
 trap - EXIT
 total=$((RAILS * VFS_PER_RAIL))
 until_ok 30 "all $total VFs back on the host after the Jobs" 'test "$(host_vfs)" = "$total"'
+until_ok 30 "all $RAILS PFs back on the host after the Jobs" 'test "$(host_pfs)" = "$RAILS"'
