@@ -34,7 +34,11 @@ import() {
   local ctr=("$bin/ctr" --address "$CONTAINERD_SOCK" -n k8s.io)
   "${ctr[@]}" images import "$(pause_archive)" >/dev/null
   "${ctr[@]}" images import "$archive" >/dev/null
-  "${ctr[@]}" images ls -q | grep -qx "$RAILYARD_IMAGE" || {
+  # Listed first, then searched: `ctr ... | grep -q` under pipefail failed whenever grep's early
+  # exit cut ctr off mid-write (SIGPIPE), and a good import was reported as missing.
+  local names
+  names=$("${ctr[@]}" images ls -q)
+  grep -qx "$RAILYARD_IMAGE" <<<"$names" || {
     echo "images: $archive did not hold $RAILYARD_IMAGE" >&2
     exit 1
   }

@@ -39,7 +39,7 @@ cleanup() {
 dp_pods() { k get pods -l app.kubernetes.io/name=railyard-device-plugin -o name; }
 trap cleanup EXIT
 
-kubectl api-resources --api-group resource.k8s.io -o name | grep -qx 'resourceslices.resource.k8s.io' ||
+kubectl api-resources --api-group resource.k8s.io -o name | grep -x 'resourceslices.resource.k8s.io' >/dev/null ||
   fail "the API server does not serve resource.k8s.io ResourceSlices: $(kubectl api-resources --api-group resource.k8s.io 2>&1)"
 
 # A node changes allocator with no pod holding its VFs (dra/README.md, "One allocator per
@@ -338,9 +338,9 @@ k delete "$old" --wait=true --timeout 60s >/dev/null
 until_ok 60 "a new DRA driver pod" 'test -n "$(k get pods -l app.kubernetes.io/name=railyard-dra-driver -o name)" && test "$(k get pods -l app.kubernetes.io/name=railyard-dra-driver -o name)" != "$old"'
 k rollout status daemonset/railyard-dra-driver --timeout 120s >/dev/null || fail "the restarted DRA driver is not Ready"
 until_ok 30 "the restarted driver to read its 2 prepared claims" \
-  'k logs daemonset/railyard-dra-driver -c dra-driver | grep -q "2 prepared claims in"'
+  'k logs daemonset/railyard-dra-driver -c dra-driver | grep "2 prepared claims in"'
 until_ok 30 "the restarted driver to register with the kubelet" \
-  'k logs daemonset/railyard-dra-driver -c dra-driver | grep -q "plugin railyard.io registered"'
+  'k logs daemonset/railyard-dra-driver -c dra-driver | grep "plugin railyard.io registered"'
 k logs daemonset/railyard-dra-driver -c dra-driver | grep -E "prepared claims in|registered" | sed 's/^/  driver: /'
 echo "ok: the driver restarted mid-life and knows the 2 prepared claims"
 
