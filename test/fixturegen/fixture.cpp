@@ -286,10 +286,16 @@ class Generator {
     const fs::path parent = software ? sys_ / "devices/virtual" : fn_dir;
     const fs::path dev = parent / "infiniband" / name;
     write(dev / "node_type", "1: CA");
-    if (software)
+    if (software) {
       write(dev / "parent", netdev_name);
-    else
+    } else {
       link(dev / "device", fn_dir);  // as the kernel: class/infiniband/<dev>/device -> the function
+      // mlx5's: the firmware and the board's PSID (null: the driver shows none).
+      for (const auto& [key, dflt] : {std::pair<const char*, const char*>{"fw_ver", "28.39.1002"},
+                                      {"board_id", "MT_0000000838"}})
+        if (!fn.contains(key) || !fn[key].is_null())
+          write(dev / key, fn.value(key, std::string(dflt)));
+    }
     if (with_port) {
       const fs::path port = dev / "ports/1";
       const std::string state = fn.value("state", std::string("ACTIVE"));

@@ -23,7 +23,8 @@
 //     carrier_changes (the netdev's, default 2), ecn ({"np": [3], "rp": [3]}: the RoCE
 //     priorities with ECN on, default all; false: no ecn/ directory), rdma_software ("rxe0": a
 //     soft-RoCE device on the function's netdev instead of its own RDMA device, under
-//     /sys/devices/virtual with a `parent` attribute, as rxe and siw are).
+//     /sys/devices/virtual with a `parent` attribute, as rxe and siw are), fw_ver and board_id
+//     (the RDMA device's, default "28.39.1002" and "MT_0000000838"; null: none, as rxe has).
 // GPU/FN/device "link": {"width": 16, "max_width": 16, "speed": "32.0 GT/s PCIe", "max_speed"}.
 // Bus numbers are given out depth-first from the host bridge's bus, as the kernel does.
 #pragma once

@@ -112,6 +112,9 @@ std::vector<RdmaDevice> read_rdma_devices(const Sysfs& sysfs, const Dir& pci_dir
   for (const auto& name : pci_dir.list("infiniband")) {
     RdmaDevice dev;
     dev.name = name;
+    if (Attr fw = pci_dir.read("infiniband/" + name + "/fw_ver"); fw.ok()) dev.fw_ver = fw.value;
+    if (Attr board = pci_dir.read("infiniband/" + name + "/board_id"); board.ok())
+      dev.board_id = board.value;
     if (with_ports) {
       const std::string ports = "infiniband/" + name + "/ports";
       for (const auto& p : pci_dir.list(ports)) {

@@ -38,6 +38,10 @@ struct RdmaDevice {
   // /sys/devices/virtual/infiniband/<name> (class/infiniband/<name> either way).
   bool software = false;
   std::vector<RdmaPort> ports;
+  // The device's firmware ("28.39.1002") and board, where its driver says (mlx4/mlx5: board_id
+  // is the PSID, "MT_0000000838"); empty where sysfs has none (rxe, siw).
+  std::string fw_ver;
+  std::string board_id;
 };
 
 // "400 Gb/sec (4X NDR)" -> 400
