@@ -1,8 +1,11 @@
+// port-errors and link-flaps: what each rail's counters gained over the benchmarks.
 #include "nccl-tests-wrapper/checks/counters.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+
+#include "nccl-tests-wrapper/checks/check.h"
 
 namespace railyard::validate {
 namespace {
@@ -122,10 +125,10 @@ Finding judge_port_errors(const std::string& subject, const RailCounters& before
       if (const auto g = growth(before, after, n)) growths[n] = *g;
   const nlohmann::json evidence = {{"seconds", seconds}, {"growth", growths}};
   if (!bad.empty())
-    return Finding{subject, "port-errors", false, false, bad + over(seconds)}.with(evidence);
-  return Finding{
-      subject, "port-errors", true, false,
-      "no error counter grew" + over(seconds) + " (" + std::to_string(read) + " read)" + seen}
+    return Finding::judged(subject, "port-errors", false, bad + over(seconds)).with(evidence);
+  return Finding::judged(subject, "port-errors", true,
+                         "no error counter grew" + over(seconds) + " (" + std::to_string(read) +
+                             " read)" + seen)
       .with(evidence);
 }
 
@@ -149,10 +152,39 @@ Finding judge_link_flaps(const std::string& subject, const RailCounters& before,
   nlohmann::json e = {{"seconds", seconds}, {"flaps", flaps}};
   if (carrier) e["carrier_changes"] = edges;
   if (downed) e["link_downed"] = *downed;
-  return Finding{subject, "link-flaps", ok, false,
-                 (ok && flaps == 0 ? "no flap" : std::to_string(flaps) + " flap(s)") +
-                     over(seconds) + " (" + evidence + ")"}
+  return Finding::judged(subject, "link-flaps", ok,
+                         (ok && flaps == 0 ? "no flap" : std::to_string(flaps) + " flap(s)") +
+                             over(seconds) + " (" + evidence + ")")
       .with(e);
+}
+
+}  // namespace railyard::validate
+
+namespace railyard::validate {
+namespace {
+
+class CountersCheck : public NodeCheck {
+ public:
+  void after_runs(const NodeView& v, const RunsSeen& seen,
+                  std::vector<Finding>& out) const override {
+    const CounterLimits limits{v.settings.counter_thresholds, v.settings.max_link_flaps};
+    for (size_t k = 0; k < v.rails() && k < seen.before.size() && k < seen.after.size(); ++k) {
+      const std::string who = v.rail_name(k);
+      if (v.settings.port_errors)
+        out.push_back(judge_port_errors(who, seen.before[k], seen.after[k], seen.seconds, limits)
+                          .on_rail(static_cast<int>(k)));
+      if (v.settings.link_flaps)
+        out.push_back(judge_link_flaps(who, seen.before[k], seen.after[k], seen.seconds, limits)
+                          .on_rail(static_cast<int>(k)));
+    }
+  }
+};
+
+}  // namespace
+
+const NodeCheck& counters_check() {
+  static const CountersCheck c;
+  return c;
 }
 
 }  // namespace railyard::validate

@@ -1,7 +1,9 @@
+// mtu: each rail netdev's MTU (at least minMtu) and the IB MTU its port runs (the fabric's).
 #include "nccl-tests-wrapper/checks/mtu.h"
 
 #include <infiniband/verbs.h>
 
+#include "nccl-tests-wrapper/checks/check.h"
 #include "rdma/transport/verbs_choice.h"
 
 namespace railyard::validate {
@@ -49,9 +51,40 @@ Finding judge_mtu(const std::string& subject, const MtuFacts& f, int min_netdev_
       {"port_mtu", active ? nlohmann::json(*active) : nlohmann::json(nullptr)},
       {"port_mtu_source", active ? source : std::string("unknown")},
       {"fabric_mtu", fabric_mtu}};
-  if (!bad.empty()) return Finding{subject, "mtu", false, false, bad + " (" + facts + ")"}.with(e);
+  if (!bad.empty()) return Finding::judged(subject, "mtu", false, bad + " (" + facts + ")").with(e);
   if (fabric_mtu && !active) return Finding::unknown_because(subject, "mtu", facts).with(e);
-  return Finding{subject, "mtu", true, false, facts}.with(e);
+  return Finding::judged(subject, "mtu", true, facts).with(e);
+}
+
+}  // namespace railyard::validate
+
+namespace railyard::validate {
+namespace {
+
+class MtuCheck : public NodeCheck {
+ public:
+  void at_rest(const NodeView& v, std::vector<Finding>& out) const override {
+    for (size_t k = 0; k < v.rails(); ++k) {
+      const topology::Nic& nic = v.rail_nic(k);
+      const topology::RdmaPort* port = nic.port();
+      MtuFacts facts;
+      facts.netdev_mtu = nic.pf.netdevs.empty() ? 0 : nic.pf.netdevs.front().mtu;
+      facts.roce = port && port->link_layer == "Ethernet";
+      // Only a live node's devices are the ones sysfs describes.
+      if (port && v.sysfs.root() == "/")
+        facts.active_mtu = query_active_mtu(nic.pf.rdma_name(), port->number);
+      out.push_back(
+          judge_mtu(v.rail_name(k), facts, v.settings.min_mtu.value_or(0), v.settings.fabric_mtu)
+              .on_rail(static_cast<int>(k)));
+    }
+  }
+};
+
+}  // namespace
+
+const NodeCheck& mtu_check() {
+  static const MtuCheck c;
+  return c;
 }
 
 }  // namespace railyard::validate

@@ -93,18 +93,20 @@ std::vector<Finding> judge_bundle_path(const topo::Sysfs& sysfs, const std::stri
   const std::string via = who + " via " + (hops.empty() ? "no bridge" : hops);
   Finding acs_finding =
       !redirect.empty()
-          ? Finding{subject, "pcie-acs", false, false,
-                    via + ": ACS redirects peer-to-peer traffic through the root complex at " +
-                        redirect}
+          ? Finding::judged(
+                subject, "pcie-acs", false,
+                via + ": ACS redirects peer-to-peer traffic through the root complex at " +
+                    redirect)
       : !cannot.empty()
           ? Finding::unknown_because(subject, "pcie-acs",
                                      via + ": cannot read the ACS capability of " + cannot +
                                          "; extended config space needs root")
-          : Finding{subject, "pcie-acs", true, false, via + ": no ACS redirect"};
+          : Finding::judged(subject, "pcie-acs", true, via + ": no ACS redirect");
   acs_finding.with({{"bridges", path}, {"acs", acs_of}, {"unreadable", unreadable}});
-  Finding hop_finding{subject, "pcie-hops", slow.empty(), false,
+  Finding hop_finding =
+      Finding::judged(subject, "pcie-hops", slow.empty(),
                       slow.empty() ? via + ": every hop at its full link"
-                                   : via + ": hop trained below its link: " + slow};
+                                   : via + ": hop trained below its link: " + slow);
   hop_finding.with({{"bridges", path}, {"links", links}});
   return {acs_finding, hop_finding};
 }

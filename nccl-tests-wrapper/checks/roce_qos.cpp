@@ -1,6 +1,9 @@
+// roce-qos: each RoCE rail's priority lossless (PFC) and, with "ecn", ECN on for it.
 #include "nccl-tests-wrapper/checks/roce_qos.h"
 
 #include <linux/dcbnl.h>
+
+#include "nccl-tests-wrapper/checks/check.h"
 
 namespace railyard::validate {
 namespace {
@@ -105,7 +108,35 @@ Finding judge_roce_qos(const std::string& subject, const std::string& netdev,
   }
   if (ecn.np) e["ecn_np"] = *ecn.np;
   if (ecn.rp) e["ecn_rp"] = *ecn.rp;
-  return Finding{subject, "roce-qos", bad.empty(), false, bad.empty() ? seen : bad}.with(e);
+  return Finding::judged(subject, "roce-qos", bad.empty(), bad.empty() ? seen : bad).with(e);
+}
+
+}  // namespace railyard::validate
+
+namespace railyard::validate {
+namespace {
+
+class RoceQosCheck : public NodeCheck {
+ public:
+  void at_rest(const NodeView& v, std::vector<Finding>& out) const override {
+    for (size_t k = 0; k < v.rails(); ++k) {
+      const topology::Nic& nic = v.rail_nic(k);
+      const topology::RdmaPort* port = nic.port();
+      if (!port || port->link_layer != "Ethernet") continue;
+      const std::string netdev = nic.pf.netdev_name();
+      const int prio = v.settings.roce_priority;
+      out.push_back(judge_roce_qos(v.rail_name(k), netdev, nic.pf.pci.driver, query_dcb(netdev),
+                                   read_ecn(v.sysfs, netdev, prio), prio, v.settings.require_ecn)
+                        .on_rail(static_cast<int>(k)));
+    }
+  }
+};
+
+}  // namespace
+
+const NodeCheck& roce_qos_check() {
+  static const RoceQosCheck c;
+  return c;
 }
 
 }  // namespace railyard::validate

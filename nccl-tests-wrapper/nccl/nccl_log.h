@@ -11,8 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "nccl-tests-wrapper/checks/finding.h"
-
 namespace railyard::validate {
 
 struct NcclChannel {
@@ -32,10 +30,5 @@ struct NcclNetUse {
 };
 
 NcclNetUse parse_nccl_log(const std::string& output);
-
-// `expected`: the RDMA devices of the rails under test ("mlx5_0"). gpu_direct: "off", "warn" or
-// "require" (GDRDMA on every IB channel).
-Finding judge_nccl_path(const std::string& subject, const NcclNetUse& use,
-                        const std::vector<std::string>& expected, const std::string& gpu_direct);
 
 }  // namespace railyard::validate

@@ -40,7 +40,7 @@ Config Config::parse(const json& j) {
   known(checks, "checks",
         {"portActive", "expectedRateGbps", "pcieNotDegraded", "minMtu", "roceGid", "maxPathClass",
          "gpuDirect", "fabricMtu", "roceQos", "pcieAcs", "portErrors", "linkFlaps", "ncclPath",
-         "timelineHz"});
+         "timelineHz", "firmware"});
   c.checks.port_active = get<bool>(checks, "portActive", "checks").value_or(true);
   c.checks.expected_rate_gbps = get<double>(checks, "expectedRateGbps", "checks");
   c.checks.pcie_not_degraded = get<bool>(checks, "pcieNotDegraded", "checks").value_or(true);
@@ -84,6 +84,10 @@ Config Config::parse(const json& j) {
           .value_or(std::map<std::string, uint64_t>{});
   const json lf = section("linkFlaps", {"max"}, ck.link_flaps);
   ck.max_link_flaps = get<int>(lf, "max", "checks.linkFlaps").value_or(0);
+  const json fw = section("firmware", {"version"}, ck.firmware);
+  ck.firmware_version = get<std::string>(fw, "version", "checks.firmware");
+  if (ck.firmware_version && (ck.firmware_version->empty() || ck.firmware_version->size() > 64))
+    throw ConfigError("checks.firmware.version must be a version of 1 to 64 characters");
   ck.nccl_path = get<bool>(checks, "ncclPath", "checks").value_or(true);
   ck.timeline_hz = get<double>(checks, "timelineHz", "checks").value_or(10);
   if (ck.timeline_hz < 0 || ck.timeline_hz > 1000)

@@ -8,6 +8,7 @@
 //               "portErrors": {"thresholds": {"np_cnp_sent": 100000}},  // or false
 //               "linkFlaps": {"max": 0},            // or false
 //               "ncclPath": true,                   // read NCCL's INFO log of every run
+//               "firmware": {"version": "28.39.1002"},  // or true (one version), false
 //               "timelineHz": 10},                  // 0: no timeline
 //    "benchmark": {"command": "/opt/nccl-tests/build/all_reduce_perf",
 //                  "args": ["-b", "256M", "-e", "8G", "-f", "2", "-g", "1"],
@@ -35,32 +36,13 @@
 #include <string>
 #include <vector>
 
+#include "nccl-tests-wrapper/checks/settings.h"
+
 namespace railyard::validate {
 
 class ConfigError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
-};
-
-struct Checks {
-  bool port_active = true;
-  std::optional<double> expected_rate_gbps;
-  bool pcie_not_degraded = true;
-  std::optional<int> min_mtu;
-  bool roce_gid = true;
-  std::string max_path_class = "PXB";
-  std::string gpu_direct = "warn";
-  int fabric_mtu = 4096;
-  bool roce_qos = true;
-  int roce_priority = 3;
-  bool require_ecn = true;
-  bool pcie_acs = true;
-  bool port_errors = true;
-  std::map<std::string, uint64_t> counter_thresholds;  // growth allowed over the run
-  bool link_flaps = true;
-  int max_link_flaps = 0;
-  bool nccl_path = true;
-  double timeline_hz = 10;
 };
 
 struct Benchmark {

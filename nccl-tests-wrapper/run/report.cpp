@@ -21,7 +21,21 @@ std::string busbw_text(const RunOutcome& r) {
 }
 
 const char* status(const Finding& f) {
-  return f.ok ? "ok" : f.unknown ? "unknown" : f.warning ? "warn" : "fail";
+  return to_string(f.state);
+}
+
+const char* marker(State s) {
+  switch (s) {
+    case State::kOk:
+      return "ok  ";
+    case State::kWarn:
+      return "warn";
+    case State::kUnknown:
+      return "??  ";
+    case State::kFail:
+      break;
+  }
+  return "FAIL";
 }
 
 }  // namespace
@@ -36,13 +50,8 @@ void print_report(const Report& r, std::ostream& out) {
     out << "\nNode checks (" << count["ok"] << " ok, " << count["fail"] << " failed, "
         << count["warn"] << " warnings, " << count["unknown"] << " unknown):\n";
     for (const auto& f : r.checks)
-      out << "  "
-          << (f.ok        ? "ok  "
-              : f.unknown ? "??  "
-              : f.warning ? "warn"
-                          : "FAIL")
-          << "  " << f.subject << "  " << f.check << ": " << (f.unknown ? "unknown: " : "")
-          << f.detail << "\n";
+      out << "  " << marker(f.state) << "  " << f.subject << "  " << f.check << ": "
+          << (f.unknown() ? "unknown: " : "") << f.detail << "\n";
   }
   if (!r.runs.empty()) {
     out << "\nBenchmark (large-message busbw, worst row):\n";
@@ -62,8 +71,8 @@ json report_json(const Report& r) {
                       {"subject", f.subject},
                       {"check", f.check},
                       {"status", status(f)},
-                      {"ok", f.ok},
-                      {"warning", f.warning},
+                      {"ok", f.ok()},
+                      {"warning", f.warns()},
                       {"detail", f.detail},
                       {"evidence", f.evidence}});
   json counters = json::array();
@@ -124,7 +133,7 @@ std::string junit_xml(const Report& r) {
   for (const auto& f : r.checks)
     tc("checks." + f.check, f.subject,
        f.fails() ? std::vector<std::string>{f.detail} : std::vector<std::string>{},
-       f.unknown ? "unknown: " + f.detail : "");
+       f.unknown() ? "unknown: " + f.detail : "");
   for (const auto& run : r.runs) tc("benchmark", run.name, run.problems);
   if (r.verdict == Verdict::kCouldNotRun) tc("railyard-validate", "run", {r.reason});
   std::ostringstream out;

@@ -2,13 +2,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 
 #include "common/process.h"
+#include "nccl-tests-wrapper/checks/check.h"
 #include "nccl-tests-wrapper/checks/counters.h"
-#include "nccl-tests-wrapper/checks/mtu.h"
-#include "nccl-tests-wrapper/checks/pcie_acs.h"
-#include "nccl-tests-wrapper/checks/roce_qos.h"
 #include "topology/discover/discover.h"
 
 namespace railyard::validate {
@@ -33,82 +32,16 @@ std::string rail_name(const topo::Node& node, int k) {
          node.nics[static_cast<size_t>(node.rails[static_cast<size_t>(k)])].pf.rdma_name() + ")";
 }
 
-// One decimal, three below 1 and two significant digits below 0.01, so that a crawling rail
-// (a soft-RoCE one moves a few MB/s) does not print as 0.0.
-std::string fmt(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, v <= 0 || v >= 1 ? "%.1f" : v >= 0.01 ? "%.3f" : "%.2g", v);
-  return buf;
-}
-
-void node_checks(const Config& cfg, const topo::Node& node, const topo::Sysfs& sysfs,
-                 Report& report) {
-  const auto max_path = *topo::parse_path_class(cfg.checks.max_path_class);
-  for (size_t k = 0; k < node.rails.size(); ++k) {
-    const topo::Nic& nic = node.nics[static_cast<size_t>(node.rails[k])];
-    const std::string who = rail_name(node, static_cast<int>(k));
-    const topo::RdmaPort* port = nic.port();
-    const size_t first = report.checks.size();
-    auto add = [&](const std::string& check, bool ok, const std::string& detail) {
-      report.checks.push_back(Finding{who, check, ok, false, detail});
-    };
-    if (cfg.checks.port_active)
-      add("port", port && port->active(),
-          port ? "port " + std::to_string(port->number) + " " + port->state + " (" +
-                     port->phys_state + ")"
-               : "no port");
-    if (cfg.checks.expected_rate_gbps)
-      add("rate", port && port->rate_gbps && *port->rate_gbps >= *cfg.checks.expected_rate_gbps,
-          (port ? port->rate : std::string("no port")) + ", expected " +
-              fmt(*cfg.checks.expected_rate_gbps) + " Gb/s");
-    if (cfg.checks.pcie_not_degraded)
-      add("pcie", !nic.pf.pci.link.degraded(), "PCIe " + nic.pf.pci.link.to_string());
-    const bool roce = port && port->link_layer == "Ethernet";
-    if (cfg.checks.min_mtu || cfg.checks.fabric_mtu) {
-      MtuFacts facts;
-      facts.netdev_mtu = nic.pf.netdevs.empty() ? 0 : nic.pf.netdevs.front().mtu;
-      facts.roce = roce;
-      // Only a live node's devices are the ones sysfs describes.
-      if (port && sysfs.root() == "/")
-        facts.active_mtu = query_active_mtu(nic.pf.rdma_name(), port->number);
-      report.checks.push_back(
-          judge_mtu(who, facts, cfg.checks.min_mtu.value_or(0), cfg.checks.fabric_mtu));
-    }
-    if (cfg.checks.roce_qos && roce) {
-      const std::string netdev = nic.pf.netdev_name();
-      report.checks.push_back(judge_roce_qos(who, netdev, nic.pf.pci.driver, query_dcb(netdev),
-                                             read_ecn(sysfs, netdev, cfg.checks.roce_priority),
-                                             cfg.checks.roce_priority, cfg.checks.require_ecn));
-    }
-    if (cfg.checks.roce_gid && roce) {
-      const bool v2 = std::any_of(port->gids.begin(), port->gids.end(),
-                                  [](const topo::Gid& g) { return g.type == "RoCE v2"; });
-      add("roce-gid", v2,
-          v2 ? "RoCE v2 GID present" : "no RoCE v2 GID (is the netdev up with an address?)");
-    }
-    for (const auto& b : node.bundles)
-      if (b.rail == static_cast<int>(k)) {
-        add("path", b.path <= max_path,
-            "GPU" + std::to_string(b.gpu) + " <-> NIC is " + std::string(topo::to_string(b.path)) +
-                ", at most " + cfg.checks.max_path_class);
-        if (cfg.checks.pcie_acs)
-          for (auto& f : judge_bundle_path(
-                   sysfs, who, "GPU" + std::to_string(b.gpu) + " <-> " + nic.pf.rdma_name(),
-                   node.gpus[static_cast<size_t>(b.gpu)].pci, nic.pf.pci))
-            report.checks.push_back(std::move(f));
-      }
-    for (size_t i = first; i < report.checks.size(); ++i)
-      report.checks[i].rail = static_cast<int>(k);
-  }
-  if (cfg.checks.gpu_direct != "off" && !node.gpus.empty()) {
-    const bool peermem = sysfs.open_dir(sysfs.sys("module/nvidia_peermem")).has_value() ||
-                         sysfs.open_dir(sysfs.sys("module/nv_peer_mem")).has_value();
-    Finding f{"node", "gpudirect", peermem, false,
-              peermem ? "nvidia_peermem loaded"
-                      : "nvidia_peermem not loaded (GPUDirect RDMA needs it, or dma-buf)"};
-    if (!peermem && cfg.checks.gpu_direct == "warn") f.warning = true;
-    report.checks.push_back(f);
-  }
+// The checks at rest, rail by rail in the table's order, the node's own last: as a person reads
+// a node.
+void at_rest(const std::vector<const NodeCheck*>& checks, const NodeView& view, Report& report) {
+  std::vector<Finding> found;
+  for (const NodeCheck* c : checks) c->at_rest(view, found);
+  std::stable_sort(found.begin(), found.end(), [](const Finding& a, const Finding& b) {
+    const auto key = [](const Finding& f) { return f.rail < 0 ? INT32_MAX : f.rail; };
+    return key(a) < key(b);
+  });
+  for (auto& f : found) report.checks.push_back(std::move(f));
 }
 
 // A benchmark that fails before its table usually says why on its last line ("rank 1 never
@@ -186,15 +119,15 @@ void judge(const Config& cfg, std::optional<double> line_rate_gbps,
     return;
   }
   if (floor_gbps && *run.busbw < *floor_gbps)
-    run.problems.push_back("busbw " + fmt(*run.busbw) + " GB/s below " + fmt(*floor_gbps) +
-                           " GB/s");
+    run.problems.push_back("busbw " + short_number(*run.busbw) + " GB/s below " +
+                           short_number(*floor_gbps) + " GB/s");
   if (line_rate_gbps && cfg.benchmark.min_fraction_of_line_rate) {
     const double need = *line_rate_gbps / 8.0 * *cfg.benchmark.min_fraction_of_line_rate;
     if (*run.busbw < need)
-      run.problems.push_back("busbw " + fmt(*run.busbw) + " GB/s below " +
-                             fmt(*cfg.benchmark.min_fraction_of_line_rate * 100) +
-                             "% of the port's " + fmt(*line_rate_gbps) + " Gb/s (" + fmt(need) +
-                             " GB/s)");
+      run.problems.push_back("busbw " + short_number(*run.busbw) + " GB/s below " +
+                             short_number(*cfg.benchmark.min_fraction_of_line_rate * 100) +
+                             "% of the port's " + short_number(*line_rate_gbps) + " Gb/s (" +
+                             short_number(need) + " GB/s)");
   }
 }
 
@@ -227,12 +160,13 @@ void judge_against_rails(const Config& cfg, double median_rail, size_t rails, Ru
   const double need = basis * cfg.benchmark.all_rails_min_fraction;
   if (*run.busbw >= need) return;
   const std::string of = scaled ? std::to_string(rails) + " x the median rail's " +
-                                      fmt(median_rail) + " GB/s (" + fmt(basis) + " GB/s)"
-                                : "the median rail's " + fmt(median_rail) + " GB/s";
-  run.problems.push_back("busbw " + fmt(*run.busbw) + " GB/s across " + std::to_string(rails) +
-                         " rails is " + fmt(*run.busbw / basis * 100) + "% of " + of +
-                         ", expected at least " + fmt(cfg.benchmark.all_rails_min_fraction * 100) +
-                         "%");
+                                      short_number(median_rail) + " GB/s (" + short_number(basis) +
+                                      " GB/s)"
+                                : "the median rail's " + short_number(median_rail) + " GB/s";
+  run.problems.push_back(
+      "busbw " + short_number(*run.busbw) + " GB/s across " + std::to_string(rails) + " rails is " +
+      short_number(*run.busbw / basis * 100) + "% of " + of + ", expected at least " +
+      short_number(cfg.benchmark.all_rails_min_fraction * 100) + "%");
 }
 
 struct Counters {
@@ -250,25 +184,15 @@ Counters read_counters(const topo::Node& node, const topo::Sysfs& sysfs) {
   return c;
 }
 
-// port-errors and link-flaps over the benchmarks, and every counter's growth in the report, so
-// that a degraded rail is named by its counters too.
-void counter_checks(const Config& cfg, const topo::Node& node, const Counters& before,
-                    const Counters& after, Report& report) {
+// Every counter's growth over the benchmarks in the report, so that a degraded rail is named by
+// its counters too.
+void report_counters(const topo::Node& node, const Counters& before, const Counters& after,
+                     Report& report) {
   const double seconds = std::chrono::duration<double>(after.at - before.at).count();
-  const CounterLimits limits{cfg.checks.counter_thresholds, cfg.checks.max_link_flaps};
   for (size_t k = 0; k < node.rails.size(); ++k) {
     const topo::Nic& nic = node.nics[static_cast<size_t>(node.rails[k])];
-    const std::string who = rail_name(node, static_cast<int>(k));
-    const size_t first = report.checks.size();
-    if (cfg.checks.port_errors)
-      report.checks.push_back(
-          judge_port_errors(who, before.rails[k], after.rails[k], seconds, limits));
-    if (cfg.checks.link_flaps)
-      report.checks.push_back(
-          judge_link_flaps(who, before.rails[k], after.rails[k], seconds, limits));
-    for (size_t i = first; i < report.checks.size(); ++i)
-      report.checks[i].rail = static_cast<int>(k);
-    report.counters.push_back({who, nic.pf.rdma_name(), nic.pf.netdev_name(), seconds,
+    report.counters.push_back({rail_name(node, static_cast<int>(k)), nic.pf.rdma_name(),
+                               nic.pf.netdev_name(), seconds,
                                counter_delta(before.rails[k], after.rails[k])});
   }
 }
@@ -297,7 +221,9 @@ Report validate_node(const Config& cfg) {
     report.reason = "no rails on this node";
     return report;
   }
-  node_checks(cfg, node, sysfs, report);
+  const NodeView view{node, sysfs, cfg.checks};
+  const std::vector<const NodeCheck*> checks = enabled_checks(cfg.checks);
+  at_rest(checks, view, report);
   const Counters before = read_counters(node, sysfs);
 
   if (!cfg.benchmark.command.empty()) {
@@ -332,9 +258,9 @@ Report validate_node(const Config& cfg) {
         const double median = *median_rail;
         for (auto& r : report.runs)
           if (r.busbw && *r.busbw < median * cfg.benchmark.min_fraction_of_median_rail)
-            r.problems.push_back("busbw " + fmt(*r.busbw) + " GB/s is " +
-                                 fmt(*r.busbw / median * 100) + "% of the median rail's " +
-                                 fmt(median) + " GB/s");
+            r.problems.push_back("busbw " + short_number(*r.busbw) + " GB/s is " +
+                                 short_number(*r.busbw / median * 100) + "% of the median rail's " +
+                                 short_number(median) + " GB/s");
       }
     }
     if (cfg.benchmark.all_rails) {
@@ -368,13 +294,13 @@ Report validate_node(const Config& cfg) {
     }
   }
 
+  const Counters after = read_counters(node, sysfs);
+  RunsSeen seen{
+      {}, before.rails, after.rails, std::chrono::duration<double>(after.at - before.at).count()};
   for (const auto& run : report.runs)
-    if (cfg.checks.nccl_path && !run.could_not_run) {
-      report.checks.push_back(
-          judge_nccl_path(run.name, run.nccl, run.rdma_devices, cfg.checks.gpu_direct));
-      report.checks.back().rail = run.rail;
-    }
-  counter_checks(cfg, node, before, read_counters(node, sysfs), report);
+    seen.runs.push_back({run.name, run.rail, run.could_not_run, run.nccl, run.rdma_devices});
+  for (const NodeCheck* c : checks) c->after_runs(view, seen, report.checks);
+  report_counters(node, before, after, report);
 
   const bool cannot =
       !report.runs.empty() && std::all_of(report.runs.begin(), report.runs.end(),

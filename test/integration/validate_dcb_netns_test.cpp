@@ -18,7 +18,7 @@ TEST_CASE("DCB on a netdev without DCB operations: the kernel's EOPNOTSUPP, unkn
   CHECK_FALSE(state.answered);
   CHECK(state.why == "the driver implements no DCB operations (EOPNOTSUPP)");
   const auto f = validate::judge_roce_qos("rail 0 (x)", "rail0", "veth", state, {}, 3, true);
-  CHECK(f.unknown);
+  CHECK(f.unknown());
   CHECK_FALSE(f.fails());
   const auto missing = net::in_netns(a.path(), [] { return validate::query_dcb("peer0"); });
   CHECK(missing.why == "no netdev peer0 in this network namespace");

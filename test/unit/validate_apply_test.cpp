@@ -302,10 +302,10 @@ TEST_CASE("apply: names that cannot go into the API are refused before any reque
 TEST_CASE("judgement: a node's failed rails and what no rail explains", "[validate][apply]") {
   Report r;
   r.verdict = Verdict::kFail;
-  Finding port{"rail 2 (mlx5_2)", "port", false, false, "port 1 DOWN"};
+  Finding port{"rail 2 (mlx5_2)", "port", State::kFail, "port 1 DOWN"};
   port.rail = 2;
-  r.checks = {port, Finding{"node", "gpudirect", false, false, "nvidia_peermem not loaded"},
-              Finding{"rail 1 (mlx5_1)", "mtu", false, true, "a warning"}};
+  r.checks = {port, Finding{"node", "gpudirect", State::kFail, "nvidia_peermem not loaded"},
+              Finding{"rail 1 (mlx5_1)", "mtu", State::kWarn, "a warning"}};
   RunOutcome slow;
   slow.name = "rail 5 (mlx5_5)";
   slow.rail = 5;

@@ -13,6 +13,7 @@
 
 #include "nccl-tests-wrapper/checks/counters.h"
 #include "nccl-tests-wrapper/checks/mtu.h"
+#include "nccl-tests-wrapper/checks/nccl_path.h"
 #include "nccl-tests-wrapper/checks/pcie_acs.h"
 #include "nccl-tests-wrapper/checks/roce_qos.h"
 #include "nccl-tests-wrapper/checks/timeline.h"
@@ -75,11 +76,11 @@ TEST_CASE("pcie-acs: no redirect between the GPU and its NIC is ok, path named",
   const auto out = f.path_findings();
   REQUIRE(out.size() == 2);
   CHECK(out[0].check == "pcie-acs");
-  CHECK(out[0].ok);
+  CHECK(out[0].ok());
   CHECK(out[0].detail ==
         "GPU0 <-> mlx5_0 via 0000:17:00.0, 0000:16:00.0, 0000:17:01.0: no ACS redirect");
   CHECK(out[1].check == "pcie-hops");
-  CHECK(out[1].ok);
+  CHECK(out[1].ok());
 }
 
 TEST_CASE("pcie-acs: P2P redirect on the switch's ports fails, naming bridge and bits",
@@ -99,7 +100,7 @@ TEST_CASE("pcie-acs: P2P redirect on the switch's ports fails, naming bridge and
 TEST_CASE("pcie-acs: only egress control or translation blocking is not a redirect",
           "[validate][acs]") {
   Fixture f(one_switch({{"acs", {"TB", "EC"}}}));
-  CHECK(f.path_findings()[0].ok);
+  CHECK(f.path_findings()[0].ok());
 }
 
 TEST_CASE("pcie-acs: config space cut at 64 bytes (not root) is unknown, never ok",
@@ -114,7 +115,7 @@ TEST_CASE("pcie-acs: config space cut at 64 bytes (not root) is unknown, never o
   Fixture clean(one_switch());
   fs::resize_file(fs::canonical(clean.sys("bus/pci/devices/0000:17:00.0/config")), 64);
   const auto out2 = clean.path_findings();
-  CHECK(out2[0].unknown);
+  CHECK(out2[0].unknown());
   CHECK_THAT(out2[0].detail, Catch::Contains("cannot read the ACS capability of 0000:17:00.0 (64 "
                                              "bytes of config space)"));
 }
@@ -164,35 +165,35 @@ TEST_CASE("port-errors: symbol errors rising during the run fail, with the count
   put(port / "counters/symbol_error", "3");
   const auto quiet = read_rail_counters(f.sysfs(), "mlx5_0", 1, "enp1");
   const auto ok = judge_port_errors("rail 0", before, quiet, 4.0, {});
-  CHECK(ok.ok);
+  CHECK(ok.ok());
   CHECK_THAT(ok.detail, Catch::Contains("np_cnp_sent +500"));
   const auto over = judge_port_errors("rail 0", before, quiet, 4.0, {{{"np_cnp_sent", 100}}, 0});
   CHECK(over.fails());
   CHECK(over.detail == "np_cnp_sent +500 above 100 over 4.0 s");
   // A threshold lets a known-noisy error counter grow a little.
-  CHECK(judge_port_errors("rail 0", before, after, 4.0, {{{"symbol_error", 20}}, 0}).ok);
+  CHECK(judge_port_errors("rail 0", before, after, 4.0, {{{"symbol_error", 20}}, 0}).ok());
   CHECK(counter_delta(before, after).at("counters/symbol_error") == 12);
 }
 
 TEST_CASE("port-errors: a port without counters is unknown", "[validate][counters]") {
-  CHECK(judge_port_errors("rail 0", {}, {}, 1.0, {}).unknown);
+  CHECK(judge_port_errors("rail 0", {}, {}, 1.0, {}).unknown());
 }
 
 TEST_CASE("link-flaps: carrier_changes and link_downed over the run", "[validate][counters]") {
   Fixture f(one_switch());
   const auto before = read_rail_counters(f.sysfs(), "mlx5_0", 1, "enp1");
-  CHECK(judge_link_flaps("rail 0", before, before, 2.0, {}).ok);
+  CHECK(judge_link_flaps("rail 0", before, before, 2.0, {}).ok());
   put(f.sys("class/net/enp1/carrier_changes"), "4");  // down and up: one flap
   auto after = read_rail_counters(f.sysfs(), "mlx5_0", 1, "enp1");
   auto flap = judge_link_flaps("rail 0", before, after, 2.0, {});
   CHECK(flap.fails());
   CHECK(flap.detail == "1 flap(s) over 2.0 s (carrier_changes +2, link_downed +0)");
-  CHECK(judge_link_flaps("rail 0", before, after, 2.0, {{}, 1}).ok);
+  CHECK(judge_link_flaps("rail 0", before, after, 2.0, {{}, 1}).ok());
   put(f.sys("class/infiniband/mlx5_0/ports/1/counters/link_downed"), "3");
   after = read_rail_counters(f.sysfs(), "mlx5_0", 1, "enp1");
   CHECK(judge_link_flaps("rail 0", before, after, 2.0, {}).detail ==
         "3 flap(s) over 2.0 s (carrier_changes +2, link_downed +3)");
-  CHECK(judge_link_flaps("rail 0", {}, {}, 2.0, {}).unknown);
+  CHECK(judge_link_flaps("rail 0", {}, {}, 2.0, {}).unknown());
 }
 
 namespace {
@@ -237,7 +238,7 @@ TEST_CASE("roce-qos: PFC on priority 3, its TC with ETS share, ECN on: ok", "[va
   CHECK(s.pfc_enabled == uint8_t{8});
   CHECK(s.apps.size() == 2);
   const auto f = judge_roce_qos("rail 0", "enp1", "mlx5_core", s, kEcnOn, 3, true);
-  CHECK(f.ok);
+  CHECK(f.ok());
   CHECK(f.detail ==
         "PFC on priority 3 (on: 3); priority 3 -> TC 3 (ETS 50%); trust DSCP (1 of 2 DSCP values "
         "on priority 3); ECN on priority 3");
@@ -267,8 +268,8 @@ TEST_CASE("roce-qos: no DCB answer is unknown, never ok", "[validate][dcb]") {
   DcbState none;
   none.why = "the driver implements no DCB operations (EOPNOTSUPP)";
   const auto f = judge_roce_qos("rail 0", "eth1", "e1000e", none, {}, 3, true);
-  CHECK(f.unknown);
-  CHECK_FALSE(f.ok);
+  CHECK(f.unknown());
+  CHECK_FALSE(f.ok());
   CHECK(f.detail ==
         "no DCB answer for eth1 (e1000e): the driver implements no DCB operations (EOPNOTSUPP)");
 }
@@ -299,7 +300,7 @@ TEST_CASE("nccl-path: NET/IB on the rail's HCA with GDRDMA is ok", "[validate][n
   REQUIRE(use.channels.size() == 4);
   CHECK(use.channels[0].gdr);
   const auto f = judge_nccl_path("rail 0 (mlx5_0)", use, {"mlx5_0"}, "require");
-  CHECK(f.ok);
+  CHECK(f.ok());
   CHECK(f.detail == "NET/IB over mlx5_0:1 on 4 channel(s), GDRDMA on 4");
   // Another rail under test: the same log names the wrong HCA.
   CHECK(judge_nccl_path("rail 1 (mlx5_3)", use, {"mlx5_3"}, "off").fails());
@@ -327,18 +328,18 @@ TEST_CASE("nccl-path: GDRDMA missing warns or fails as the config says", "[valid
   for (size_t at; (at = log.find("/GDRDMA")) != std::string::npos;) log.erase(at, 7);
   const auto use = parse_nccl_log(log);
   const auto warn = judge_nccl_path("rail 0", use, {"mlx5_0"}, "warn");
-  CHECK(warn.warning);
+  CHECK(warn.warns());
   CHECK_FALSE(warn.fails());
   CHECK(judge_nccl_path("rail 0", use, {"mlx5_0"}, "require").fails());
-  CHECK(judge_nccl_path("rail 0", use, {"mlx5_0"}, "off").ok);
+  CHECK(judge_nccl_path("rail 0", use, {"mlx5_0"}, "off").ok());
 }
 
 TEST_CASE("nccl-path: no INFO lines, or no network, is unknown", "[validate][nccl]") {
   CHECK(judge_nccl_path("rail 0", parse_nccl_log(read_sample("v2021.txt")), {"mlx5_0"}, "warn")
-            .unknown);
+            .unknown());
   CHECK(judge_nccl_path("rail 0", parse_nccl_log("h:1:1 [0] NCCL INFO Channel 00/02 :    0   1\n"),
                         {"mlx5_0"}, "warn")
-            .unknown);
+            .unknown());
 }
 
 // NCCL 2.4-2.6 print a channel as "Ring NN : ... [send|receive] via NET/<net>/<dev>[/GDRDMA]"
@@ -411,7 +412,7 @@ TEST_CASE("nccl-path: NCCL 2.4 Ring lines over NET/IB are read and pass", "[vali
   CHECK(use.channels[0].transport == "IB");
   CHECK(use.channels[0].device == 0);
   const auto f = judge_nccl_path("rail 0 (mlx5_0)", use, {"mlx5_0"}, "require");
-  CHECK(f.ok);
+  CHECK(f.ok());
   CHECK(f.detail == "NET/IB over mlx5_0:1 on 4 channel(s), GDRDMA on 4");
   CHECK(f.evidence["nccl_version"] == "2.4.7");
 }
@@ -421,7 +422,7 @@ TEST_CASE("nccl-path: NCCL 2.4 falling back to NET/Socket is named, not unknown"
   const auto use = parse_nccl_log(kNccl24Socket);
   REQUIRE(use.channels.size() == 2);
   const auto f = judge_nccl_path("rail 0 (mlx5_0)", use, {"mlx5_0"}, "warn");
-  CHECK_FALSE(f.unknown);
+  CHECK_FALSE(f.unknown());
   CHECK(f.fails());
   CHECK(f.detail ==
         "NCCL used NET/Socket, not NET/IB: \"ip-172-31-8-230:45336:45341 [0] NCCL INFO Ring 00 : "
@@ -434,7 +435,7 @@ TEST_CASE("nccl-path: NCCL 2.5 P2P and SHM rings are not network channels", "[va
   CHECK(use.channels[0].device == 2);
   CHECK(use.channels[1].gdr);
   const auto f = judge_nccl_path("rail 2 (mlx5_0)", use, {"mlx5_0"}, "require");
-  CHECK(f.ok);
+  CHECK(f.ok());
   CHECK(f.detail == "NET/IB over mlx5_0:1 on 2 channel(s), GDRDMA on 2");
   CHECK(judge_nccl_path("rail 0 (mlx5_1)", use, {"mlx5_1"}, "off").fails());
 }
@@ -442,7 +443,7 @@ TEST_CASE("nccl-path: NCCL 2.5 P2P and SHM rings are not network channels", "[va
 TEST_CASE("nccl-path: NCCL 2.6 Ring lines name the HCA and a Socket fallback", "[validate][nccl]") {
   const auto ib = judge_nccl_path("rail 1 (mlx5_1)", parse_nccl_log(nccl26("IB", "NET/IB/0")),
                                   {"mlx5_1"}, "off");
-  CHECK(ib.ok);
+  CHECK(ib.ok());
   CHECK(ib.detail == "NET/IB over mlx5_1:1 on 2 channel(s), GDRDMA on 0");
   // NCCL_IB_HCA=mlx5_1 without '=' also matches mlx5_10: NCCL's device 1.
   const auto wrong = judge_nccl_path(
@@ -469,14 +470,14 @@ TEST_CASE("nccl-path: NCCL 2.3 and older are unknown, and the reason says why",
           "NCCL version 2.3.7+cuda9.0\n"
           "learnfair0536:46393:46408 [0] NCCL INFO Ring 00 : 3 -> 0 via NET/IB/0/GDRDMA\n"),
       {"mlx5_1"}, "warn");
-  CHECK(f.unknown);
+  CHECK(f.unknown());
   CHECK(f.detail ==
         "NCCL 2.3.7 prints its network channels in a form this check does not read "
         "(it reads NCCL 2.4 and later)");
 }
 
 TEST_CASE("mtu: netdev, port and fabric agree, or the mismatch is named", "[validate][mtu]") {
-  CHECK(judge_mtu("r", {9000, true, std::nullopt}, 0, 4096).ok);
+  CHECK(judge_mtu("r", {9000, true, std::nullopt}, 0, 4096).ok());
   CHECK(judge_mtu("r", {9000, true, std::nullopt}, 0, 4096).detail ==
         "netdev MTU 9000, port MTU 4096 (derived from the netdev), fabric 4096");
   const auto small = judge_mtu("r", {1500, true, std::nullopt}, 0, 4096);
@@ -486,8 +487,8 @@ TEST_CASE("mtu: netdev, port and fabric agree, or the mismatch is named", "[vali
                                "is too small for it)"));
   // The device's answer wins over the derivation.
   CHECK(judge_mtu("r", {9000, true, 2048}, 0, 4096).fails());
-  CHECK(judge_mtu("r", {4092, false, std::nullopt}, 0, 4096).unknown);
-  CHECK(judge_mtu("r", {4092, false, 4096}, 4092, 4096).ok);
+  CHECK(judge_mtu("r", {4092, false, std::nullopt}, 0, 4096).unknown());
+  CHECK(judge_mtu("r", {4092, false, 4096}, 4092, 4096).ok());
   CHECK(judge_mtu("r", {2044, false, 4096}, 4092, 0).fails());
 }
 
