@@ -2,24 +2,12 @@
 // NIC models on the rails are a mismatch too), the version the config names when it names one,
 // else the version most rails run. Bring-up guides insist on one firmware across a fabric: a
 // NIC left behind by an update trains, routes congestion and recovers from errors differently.
-#include <map>
+#include "nccl-tests-wrapper/checks/firmware.h"
 
 #include "nccl-tests-wrapper/checks/check.h"
 
 namespace railyard::validate {
 namespace {
-
-struct Firmware {
-  std::string fw_ver, board_id;
-  std::string text() const {
-    return fw_ver + (board_id.empty() ? "" : " (board " + board_id + ")");
-  }
-};
-
-Firmware firmware_of(const topology::Nic& nic) {
-  if (!nic.pf.rdma) return {};
-  return {nic.pf.rdma->fw_ver, nic.pf.rdma->board_id};
-}
 
 std::string split_text(const std::map<std::string, int>& count) {
   std::string out;
@@ -31,48 +19,40 @@ std::string split_text(const std::map<std::string, int>& count) {
 class FirmwareCheck : public NodeCheck {
  public:
   void at_rest(const NodeView& v, std::vector<Finding>& out) const override {
-    std::vector<Firmware> fw;
-    std::map<std::string, int> count;
+    const std::vector<std::string> fw = rail_firmware(v.node);
+    const std::map<std::string, int> count = firmware_count(fw);
     int readable = 0;
-    for (size_t k = 0; k < v.rails(); ++k) {
-      fw.push_back(firmware_of(v.rail_nic(k)));
-      if (fw.back().fw_ver.empty()) continue;
-      ++count[fw.back().text()];
-      ++readable;
-    }
+    for (const auto& [text, n] : count) readable += n;
+    const std::string majority = majority_firmware(count);
     const auto& named = v.settings.firmware_version;
-    std::string majority;
-    for (const auto& [text, n] : count)
-      if (2 * n > readable) majority = text;
     for (size_t k = 0; k < v.rails(); ++k) {
       const std::string who = v.rail_name(k);
-      const Firmware& f = fw[k];
-      nlohmann::json e = {{"fw_ver", f.fw_ver}, {"board_id", f.board_id}};
+      const topology::Nic& nic = v.rail_nic(k);
+      const std::string fw_ver = nic.pf.rdma ? nic.pf.rdma->fw_ver : "";
+      nlohmann::json e = {{"fw_ver", fw_ver},
+                          {"board_id", nic.pf.rdma ? nic.pf.rdma->board_id : ""}};
       Finding finding;
-      if (f.fw_ver.empty()) {
+      if (fw[k].empty()) {
         finding = Finding::unknown_because(who, "firmware", "the driver shows no fw_ver");
       } else if (named) {
         e["expected"] = *named;
         finding = Finding::judged(
-            who, "firmware", f.fw_ver == *named,
-            "firmware " + f.text() +
-                (f.fw_ver == *named ? ", as the config names" : ", the config names " + *named));
+            who, "firmware", fw_ver == *named,
+            "firmware " + fw[k] +
+                (fw_ver == *named ? ", as the config names" : ", the config names " + *named));
       } else if (majority.empty()) {
         e["rails"] = count;
-        finding =
-            Finding::judged(who, "firmware", false,
-                            "firmware " + f.text() + ": the rails disagree with no majority (" +
-                                split_text(count) + ")");
+        finding = Finding::judged(who, "firmware", false,
+                                  "firmware " + fw[k] + ": the rails disagree with no majority (" +
+                                      split_text(count) + ")");
       } else {
         e["expected"] = majority;
-        const bool same = f.text() == majority;
-        finding =
-            Finding::judged(who, "firmware", same,
-                            "firmware " + f.text() +
-                                (same ? ", as " + std::to_string(count[majority]) + " of " +
-                                            std::to_string(readable) + " rails"
-                                      : ", but " + std::to_string(count[majority]) + " of " +
-                                            std::to_string(readable) + " rails run " + majority));
+        const std::string of =
+            std::to_string(count.at(majority)) + " of " + std::to_string(readable) + " rails";
+        finding = Finding::judged(
+            who, "firmware", fw[k] == majority,
+            "firmware " + fw[k] +
+                (fw[k] == majority ? ", as " + of : ", but " + of + " run " + majority));
       }
       out.push_back(std::move(finding.with(std::move(e)).on_rail(static_cast<int>(k))));
     }
@@ -80,6 +60,34 @@ class FirmwareCheck : public NodeCheck {
 };
 
 }  // namespace
+
+std::vector<std::string> rail_firmware(const topology::Node& node) {
+  std::vector<std::string> out;
+  for (int r : node.rails) {
+    const auto& rdma = node.nics[static_cast<size_t>(r)].pf.rdma;
+    if (!rdma || rdma->fw_ver.empty()) {
+      out.emplace_back();
+      continue;
+    }
+    out.push_back(rdma->fw_ver + (rdma->board_id.empty() ? "" : " (board " + rdma->board_id + ")"));
+  }
+  return out;
+}
+
+std::map<std::string, int> firmware_count(const std::vector<std::string>& versions) {
+  std::map<std::string, int> count;
+  for (const auto& v : versions)
+    if (!v.empty()) ++count[v];
+  return count;
+}
+
+std::string majority_firmware(const std::map<std::string, int>& count) {
+  int total = 0;
+  for (const auto& [text, n] : count) total += n;
+  for (const auto& [text, n] : count)
+    if (2 * n > total) return text;
+  return "";
+}
 
 const NodeCheck& firmware_check() {
   static const FirmwareCheck c;

@@ -93,6 +93,11 @@ Hello parse_hello(const json& m, int world, size_t rails, const std::string& fro
       h.macs.push_back(s);
     }
   }
+  if (m.contains("firmware")) {
+    const json& fw = m["firmware"];
+    if (!fw.is_array() || fw.size() > 64) bad(from, "firmware that is not a list of at most 64");
+    for (const auto& v : fw) h.firmware.push_back(short_text(v, 160, "firmware version", from));
+  }
   return h;
 }
 

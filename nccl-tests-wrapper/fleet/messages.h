@@ -19,6 +19,9 @@ struct Hello {
   std::string node;                // an RFC 1123 name: it ends up in node patches and kubectl lines
   std::vector<std::string> rails;  // each rail's IPv4 address
   std::vector<std::string> macs;   // each rail NIC's MAC, or none
+  // Its node's rail firmware as checks/firmware.h writes it ("" where unreadable), in its own
+  // rail order; none where it could not read its node.
+  std::vector<std::string> firmware;
 };
 Hello parse_hello(const nlohmann::json& m, int world, size_t rails, const std::string& from);
 

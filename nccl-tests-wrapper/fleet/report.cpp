@@ -8,7 +8,9 @@
 #include <ostream>
 #include <sstream>
 
+#include "common/log_escape.h"
 #include "common/xml.h"
+#include "nccl-tests-wrapper/checks/firmware.h"
 
 namespace railyard::validate {
 namespace {
@@ -68,6 +70,23 @@ std::string fleet_not_run_text(const FleetReport& r) {
          "; never joined: " + (missing.empty() ? "none" : missing);
 }
 
+FleetFirmware fleet_firmware(const FleetReport& r) {
+  std::vector<std::string> all;
+  for (const auto& node : r.firmware) all.insert(all.end(), node.begin(), node.end());
+  const auto count = firmware_count(all);
+  FleetFirmware out{majority_firmware(count), 0, {}};
+  for (const auto& [text, n] : count) out.known += n;
+  if (out.majority.empty()) return out;
+  for (size_t i = 0; i < r.firmware.size(); ++i) {
+    FirmwareOutlier o{static_cast<int>(i), {}};
+    for (size_t k = 0; k < r.firmware[i].size(); ++k)
+      if (!r.firmware[i][k].empty() && r.firmware[i][k] != out.majority)
+        o.rails[static_cast<int>(k)] = r.firmware[i][k];
+    if (!o.rails.empty()) out.differing.push_back(std::move(o));
+  }
+  return out;
+}
+
 json fleet_json(const FleetReport& r) {
   json pairs = json::array(), culprits = json::array();
   for (size_t i = 0; i < r.results.size(); ++i) {
@@ -97,6 +116,13 @@ json fleet_json(const FleetReport& r) {
   }
   json joined = json::array();
   for (int i : joined_ranks(r)) joined.push_back({{"rank", i}, {"node", name_of(r, i)}});
+  const FleetFirmware fw = fleet_firmware(r);
+  json differing = json::array();
+  for (const auto& o : fw.differing) {
+    json rails = json::object();
+    for (const auto& [k, v] : o.rails) rails[std::to_string(k)] = v;
+    differing.push_back({{"node", name_of(r, o.node)}, {"rails", rails}});
+  }
   return {{"verdict", verdict(r)},
           {"reason", r.could_not_run.empty() ? json(nullptr) : json(r.could_not_run)},
           {"nodes", r.nodes},
@@ -107,6 +133,10 @@ json fleet_json(const FleetReport& r) {
           {"pairs", pairs},
           {"culprits", culprits},
           {"rings", rings},
+          {"firmware",
+           {{"majority", fw.majority.empty() ? json(nullptr) : json(fw.majority)},
+            {"known", fw.known},
+            {"differing", differing}}},
           {"problems", r.problems}};
 }
 
@@ -235,10 +265,15 @@ void print_fleet_summary(const FleetReport& r, std::ostream& out) {
       for (const auto& p : r.results)
         if (p.rail == k) at[{p.a, p.b}] = at[{p.b, p.a}] = p.busbw;
       out << "# rail " << k << " (GB/s; -- unreachable)\n#" << std::string(14, ' ');
-      for (int b = 0; b < n; ++b) out << " " << std::setw(8) << name_of(r, b).substr(0, 8);
+      // The names' last 8 letters: nodes of one fleet tend to share their beginning.
+      for (int b = 0; b < n; ++b) {
+        const std::string name = name_of(r, b);
+        out << " " << std::setw(8) << name.substr(name.size() > 8 ? name.size() - 8 : 0);
+      }
       out << "\n";
       for (int a = 0; a < n; ++a) {
-        out << "# " << std::setw(13) << name_of(r, a).substr(0, 13);
+        const std::string name = name_of(r, a);
+        out << "# " << std::setw(13) << name.substr(name.size() > 13 ? name.size() - 13 : 0);
         for (int b = 0; b < n; ++b) {
           const auto it = at.find({a, b});
           if (a == b || it == at.end())
@@ -253,6 +288,17 @@ void print_fleet_summary(const FleetReport& r, std::ostream& out) {
         out << "\n";
       }
     }
+  const FleetFirmware fw = fleet_firmware(r);
+  if (fw.known > 0) {
+    out << "# Firmware : "
+        << (fw.majority.empty() ? "no version on more than half"
+                                : escape_controls(fw.majority) + " on most")
+        << " of " << fw.known << " rail NICs"
+        << (fw.differing.empty() ? ", every node on it\n" : "; nodes on another:\n");
+    for (const auto& o : fw.differing)
+      for (const auto& [k, v] : o.rails)
+        out << "#   " << name_of(r, o.node) << " rail " << k << ": " << escape_controls(v) << "\n";
+  }
   out << (r.culprits.empty() ? "# Culprits : none, the fleet is healthy\n" : "# Culprits :\n");
   for (const auto& c : r.culprits) {
     std::string who = c.node >= 0 ? name_of(r, c.node) : "rail " + std::to_string(c.rail);

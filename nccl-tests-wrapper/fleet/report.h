@@ -7,6 +7,7 @@
 #pragma once
 
 #include <iosfwd>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -37,7 +38,22 @@ struct FleetReport {
   // JUnit either way, so they say why and who was missing rather than being absent.
   std::string could_not_run;
   std::vector<int> missing;  // ranks that never joined rank 0 (no name in `nodes`)
+  // By node index: its rail NICs' firmware as checks/firmware.h writes it (empty: not known).
+  std::vector<std::vector<std::string>> firmware;
 };
+
+// The fleet's firmware: the version most rail NICs run (more than half of those known), and the
+// nodes with a rail NIC on another, each with those rails.
+struct FirmwareOutlier {
+  int node = -1;
+  std::map<int, std::string> rails;  // rail -> its version
+};
+struct FleetFirmware {
+  std::string majority;  // "" when no version holds more than half
+  int known = 0;         // rail NICs whose version is known
+  std::vector<FirmwareOutlier> differing;
+};
+FleetFirmware fleet_firmware(const FleetReport& r);
 
 // The report of a fleet that could not run: `joined[r]` is rank r's node name, or nullopt when
 // rank r never joined; empty when rank 0 stopped before it opened the rendezvous (bad settings).

@@ -10,6 +10,7 @@
 
 #include "common/k8s_names.h"
 #include "common/log_escape.h"
+#include "nccl-tests-wrapper/checks/firmware.h"
 #include "nccl-tests-wrapper/fleet/control.h"
 #include "nccl-tests-wrapper/fleet/messages.h"
 #include "nccl-tests-wrapper/fleet/pair.h"
@@ -18,6 +19,8 @@
 #include "nccl-tests-wrapper/fleet/schedule.h"
 #include "rdma/run/launch.h"
 #include "rdma/transport/admission.h"
+#include "topology/discover/discover.h"
+#include "topology/model/rails.h"
 
 namespace railyard::validate {
 namespace {
@@ -26,6 +29,16 @@ using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
 // ---- every rank: serve rank 0 ----
+
+// This node's rail firmware, for rank 0's firmware comparison; none where the node's sysfs or
+// rails file cannot be read (a pod without the host's sysfs): the fleet runs without it.
+std::vector<std::string> node_firmware(const topology::Sysfs& sysfs) {
+  try {
+    return rail_firmware(topology::discover(sysfs, topology::load_node_rails()));
+  } catch (const std::exception&) {
+    return {};
+  }
+}
 
 void serve(const FleetSettings& s, const rdma::Launch& launch, const FleetRails& rails,
            const topology::Sysfs& sysfs) {
@@ -42,7 +55,8 @@ void serve(const FleetSettings& s, const rdma::Launch& launch, const FleetRails&
                 {"world", launch.world},
                 {"node", s.node_name},
                 {"rails", rails.addresses},
-                {"macs", macs}},
+                {"macs", macs},
+                {"firmware", node_firmware(sysfs)}},
                coordinator);
   std::vector<rdma::Socket> listeners;
   // Rank 0 may keep a rank idle while other pairs of a long fleet run.
@@ -103,9 +117,10 @@ struct Member {
   rdma::Socket control;
   std::string node;
   std::vector<std::string> addresses;
-  std::vector<std::string> macs;  // of each rail's NIC
-  std::string lost;               // why rank 0 stopped talking to it; empty while it answers
-  bool joined = false;            // its hello was accepted
+  std::vector<std::string> macs;      // of each rail's NIC
+  std::vector<std::string> firmware;  // of each of its node's rail NICs
+  std::string lost;                   // why rank 0 stopped talking to it; empty while it answers
+  bool joined = false;                // its hello was accepted
 };
 
 class Coordinator {
@@ -154,6 +169,7 @@ class Coordinator {
       m.node = hello.node;
       m.addresses = hello.rails;
       m.macs = hello.macs;
+      m.firmware = hello.firmware;
       m.joined = true;
     });
   }
@@ -169,7 +185,10 @@ class Coordinator {
   FleetReport run() {
     const auto start = Clock::now();
     FleetReport report;
-    for (const auto& m : members_) report.nodes.push_back(m.node);
+    for (const auto& m : members_) {
+      report.nodes.push_back(m.node);
+      report.firmware.push_back(m.firmware);
+    }
     report.rails = static_cast<int>(rails_);
     const auto rounds = s_.mode == "bisect" ? bisect(report) : round_robin(world_);
     measure(rounds, report);

@@ -330,6 +330,14 @@ TEST_CASE("fleet messages: every field checked", "[validate][fleet]") {
   bad_hello("rails", json::array({"10.0.0.1"}), "does not hold 2 (one per rail)");
   bad_hello("rails", json::array({"10.0.0.1", "host"}), "not an IPv4 address: 'host'");
   bad_hello("macs", json::array({"02:00:00:00:00:01", "zz"}), "a MAC that is not one");
+  json with_fw = hello;
+  with_fw["firmware"] = json::array({"28.39.1002 (board MT_0000000838)", ""});
+  CHECK(parse_hello(with_fw, 3, 2, from).firmware ==
+        std::vector<std::string>{"28.39.1002 (board MT_0000000838)", ""});
+  bad_hello("firmware", "28.39.1002", "firmware that is not a list of at most 64");
+  bad_hello("firmware", json::array({std::string(200, '1')}),
+            "a firmware version that is not a string of at most 160");
+  bad_hello("firmware", json(std::vector<std::string>(65, "1.0")), "a list of at most 64");
 
   const json pair = {
       {"op", "pair"},

@@ -1,6 +1,7 @@
 // The fleet report: JSON in DESIGN's shape, a heatmap cell per pair, JUnit, and node patches
 // that label the culprits' nodes and taint only where a NIC or node fails.
 #include <catch2/catch.hpp>
+#include <sstream>
 
 #include "nccl-tests-wrapper/fleet/report.h"
 
@@ -110,4 +111,38 @@ TEST_CASE("fleet report: a fleet that ran has no reason and nobody missing", "[v
   CHECK(j["missing"].empty());
   CHECK(j["joined"].size() == 3);
   CHECK_THAT(fleet_junit(three_nodes()), Catch::Contains("failures=\"1\" errors=\"0\""));
+}
+
+TEST_CASE("fleet report: the nodes whose rail firmware differs from the fleet's majority",
+          "[validate][fleet][firmware]") {
+  auto r = three_nodes();
+  const std::string v39 = "28.39.1002 (board MT_0000000838)",
+                    v36 = "28.36.1010 (board MT_0000000838)";
+  r.firmware = {{v39, v39}, {v39, v36}, {}};  // gpu-c could not read its node
+  const FleetFirmware fw = fleet_firmware(r);
+  CHECK(fw.majority == v39);
+  CHECK(fw.known == 4);
+  REQUIRE(fw.differing.size() == 1);
+  CHECK(fw.differing[0].node == 1);
+  CHECK(fw.differing[0].rails == std::map<int, std::string>{{1, v36}});
+  const auto j = fleet_json(r)["firmware"];
+  CHECK(j["majority"] == v39);
+  CHECK(j["differing"] ==
+        nlohmann::json::parse(R"([{"node": "gpu-b", "rails": {"1": ")" + v36 + R"("}}])"));
+  std::ostringstream out;
+  print_fleet_summary(r, out);
+  CHECK_THAT(out.str(), Catch::Contains("# Firmware : " + v39 +
+                                        " on most of 4 rail NICs; nodes on "
+                                        "another:\n#   gpu-b rail 1: " +
+                                        v36 + "\n"));
+  // Half and half: no majority, nobody named as the odd one.
+  r.firmware = {{v39}, {v36}, {}};
+  CHECK(fleet_firmware(r).majority.empty());
+  CHECK(fleet_firmware(r).differing.empty());
+  CHECK(fleet_json(r)["firmware"]["majority"].is_null());
+  // Nobody could read theirs: the summary says nothing of firmware.
+  r.firmware = {{}, {}, {}};
+  std::ostringstream quiet;
+  print_fleet_summary(r, quiet);
+  CHECK_THAT(quiet.str(), !Catch::Contains("Firmware"));
 }

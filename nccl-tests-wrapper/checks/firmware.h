@@ -1,0 +1,22 @@
+// A node's rail firmware as the firmware check compares it, for the check (firmware.cpp) and
+// for the fleet, which names the nodes whose firmware differs from the fleet's majority.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "topology/model/node.h"
+
+namespace railyard::validate {
+
+// Each rail NIC's firmware in rail order: "28.39.1002 (board MT_0000000838)", the board where
+// sysfs has one; "" where the driver shows no fw_ver (rxe, siw).
+std::vector<std::string> rail_firmware(const topology::Node& node);
+
+// How many hold each version ("" left out), and the version more than half of them hold ("" when
+// none does).
+std::map<std::string, int> firmware_count(const std::vector<std::string>& versions);
+std::string majority_firmware(const std::map<std::string, int>& count);
+
+}  // namespace railyard::validate
