@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "nccl-tests-wrapper/checks/check.h"
+#include "nccl-tests-wrapper/run/config.h"
 #include "test/fixturegen/fixture.h"
 #include "test/support/temp_dir.h"
 #include "topology/discover/discover.h"
@@ -139,4 +140,19 @@ TEST_CASE("check table: each row's findings carry its name, and only enabled row
   // The path of each GPU to its NIC is always judged: the one row no setting turns off.
   CHECK(enabled_checks(none).size() == 1);
   CHECK(enabled_checks(Checks{}).size() == check_table().size() - 1);  // no expected rate
+}
+
+TEST_CASE("firmware: the config turns it off or names the version, and nothing else",
+          "[validate][firmware]") {
+  CHECK(Config::parse(json::object()).checks.firmware);
+  CHECK_FALSE(Config::parse({{"checks", {{"firmware", false}}}}).checks.firmware);
+  const Config named = Config::parse({{"checks", {{"firmware", {{"version", "28.39.1002"}}}}}});
+  CHECK(named.checks.firmware);
+  CHECK(named.checks.firmware_version == "28.39.1002");
+  CHECK_THROWS_WITH(Config::parse({{"checks", {{"firmware", {{"board", "MT_1"}}}}}}),
+                    Catch::Contains("checks.firmware: unknown field 'board'"));
+  CHECK_THROWS_WITH(Config::parse({{"checks", {{"firmware", {{"version", ""}}}}}}),
+                    Catch::Contains("checks.firmware.version must be a version of 1 to 64"));
+  CHECK_THROWS_WITH(Config::parse({{"checks", {{"firmware", "28.39"}}}}),
+                    Catch::Contains("checks.firmware must be true, false or an object"));
 }
