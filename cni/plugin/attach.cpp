@@ -15,7 +15,7 @@
 #include "cni/plugin/rdma_netns.h"
 #include "cni/plugin/state.h"
 #include "cni/plugin/vf.h"
-#include "cni/protocol/error.h"
+#include "cni-protocol/error.h"
 #include "dra/handoff.h"
 #include "net/netns.h"
 #include "sbr/routing.h"

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cni/protocol/plugin.h"
+#include "cni-protocol/plugin.h"
 
 namespace railyard::cni {
 

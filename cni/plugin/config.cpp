@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "cni/protocol/error.h"
+#include "cni-protocol/error.h"
 #include "common/log_escape.h"
 #include "topology/sysfs/pci_address.h"
 

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "cni/protocol/policy.h"
+#include "cni-protocol/policy.h"
 
 namespace railyard::cni {
 

@@ -1,6 +1,6 @@
 #include "cni/plugin/device.h"
 
-#include "cni/protocol/error.h"
+#include "cni-protocol/error.h"
 #include "topology/discover/resolve.h"
 
 namespace railyard::cni {

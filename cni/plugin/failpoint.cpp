@@ -7,7 +7,7 @@
 #include <cstring>
 #include <string>
 
-#include "cni/protocol/error.h"
+#include "cni-protocol/error.h"
 
 namespace railyard::cni {
 

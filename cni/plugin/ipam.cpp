@@ -2,8 +2,8 @@
 
 #include <unistd.h>
 
-#include "cni/protocol/error.h"
-#include "cni/protocol/version.h"
+#include "cni-protocol/error.h"
+#include "cni-protocol/version.h"
 #include "common/process.h"
 
 namespace railyard::cni {

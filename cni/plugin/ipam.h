@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "cni/protocol/env.h"
+#include "cni-protocol/env.h"
 
 namespace railyard::cni {
 

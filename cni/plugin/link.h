@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include "cni/protocol/result.h"
+#include "cni-protocol/result.h"
 #include "net/ip.h"
 #include "net/netlink.h"
 

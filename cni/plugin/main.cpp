@@ -2,7 +2,7 @@
 #include <iostream>
 
 #include "cni/plugin/attach.h"
-#include "cni/protocol/plugin.h"
+#include "cni-protocol/plugin.h"
 
 int main() {
   namespace cni = railyard::cni;

@@ -8,7 +8,7 @@
 #include <memory>
 #include <optional>
 
-#include "cni/protocol/error.h"
+#include "cni-protocol/error.h"
 
 namespace railyard::cni {
 namespace {

@@ -11,7 +11,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "cni/protocol/error.h"
+#include "cni-protocol/error.h"
 #include "common/atomic_file.h"
 
 namespace railyard::cni {

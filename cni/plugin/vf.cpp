@@ -3,7 +3,7 @@
 #include <arpa/inet.h>
 #include <netlink/route/link/sriov.h>
 
-#include "cni/protocol/error.h"
+#include "cni-protocol/error.h"
 
 namespace railyard::cni {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "cni/protocol/error.h"
+#include "cni-protocol/error.h"
 
 namespace railyard::sbr {
 namespace {

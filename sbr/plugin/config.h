@@ -16,7 +16,7 @@
 #include <optional>
 #include <string>
 
-#include "cni/protocol/result.h"
+#include "cni-protocol/result.h"
 #include "sbr/routing.h"
 
 namespace railyard::sbr {

@@ -7,8 +7,8 @@
 
 #include <iostream>
 
-#include "cni/protocol/error.h"
-#include "cni/protocol/plugin.h"
+#include "cni-protocol/error.h"
+#include "cni-protocol/plugin.h"
 #include "net/netns.h"
 #include "sbr/plugin/config.h"
 #include "sbr/plugin/rail.h"

@@ -1,6 +1,6 @@
 #include "sbr/plugin/rail.h"
 
-#include "cni/protocol/error.h"
+#include "cni-protocol/error.h"
 #include "topology/discover/resolve.h"
 
 namespace railyard::sbr {

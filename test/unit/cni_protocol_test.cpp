@@ -2,11 +2,11 @@
 #include <catch2/catch.hpp>
 #include <sstream>
 
-#include "cni/protocol/env.h"
-#include "cni/protocol/error.h"
-#include "cni/protocol/plugin.h"
-#include "cni/protocol/result.h"
-#include "cni/protocol/version.h"
+#include "cni-protocol/env.h"
+#include "cni-protocol/error.h"
+#include "cni-protocol/plugin.h"
+#include "cni-protocol/result.h"
+#include "cni-protocol/version.h"
 
 using namespace railyard::cni;
 using nlohmann::json;

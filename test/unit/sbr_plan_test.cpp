@@ -1,7 +1,7 @@
 // What railyard-sbr will program, decided without a kernel: plans from results, and addresses.
 #include <catch2/catch.hpp>
 
-#include "cni/protocol/error.h"
+#include "cni-protocol/error.h"
 #include "net/ip.h"
 #include "sbr/plugin/config.h"
 #include "sbr/routing.h"

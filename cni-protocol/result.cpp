@@ -1,7 +1,7 @@
-#include "cni/protocol/result.h"
+#include "cni-protocol/result.h"
 
-#include "cni/protocol/error.h"
-#include "cni/protocol/version.h"
+#include "cni-protocol/error.h"
+#include "cni-protocol/version.h"
 
 namespace railyard::cni {
 namespace {

@@ -1,10 +1,10 @@
-#include "cni/protocol/logging.h"
+#include "cni-protocol/logging.h"
 
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
-#include "cni/protocol/error.h"
+#include "cni-protocol/error.h"
 #include "common/log_escape.h"
 
 namespace railyard::cni {

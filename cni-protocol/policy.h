@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "cni/protocol/env.h"
+#include "cni-protocol/env.h"
 
 namespace railyard::cni {
 

@@ -1,9 +1,9 @@
-#include "cni/protocol/env.h"
+#include "cni-protocol/env.h"
 
 #include <cctype>
 #include <cstdlib>
 
-#include "cni/protocol/error.h"
+#include "cni-protocol/error.h"
 
 namespace railyard::cni {
 

@@ -1,4 +1,4 @@
-#include "cni/protocol/plugin.h"
+#include "cni-protocol/plugin.h"
 
 #include <spdlog/spdlog.h>
 
@@ -6,9 +6,9 @@
 #include <iostream>
 #include <iterator>
 
-#include "cni/protocol/error.h"
-#include "cni/protocol/logging.h"
-#include "cni/protocol/version.h"
+#include "cni-protocol/error.h"
+#include "cni-protocol/logging.h"
+#include "cni-protocol/version.h"
 
 namespace railyard::cni {
 namespace {

@@ -9,9 +9,9 @@
 #include <optional>
 #include <string>
 
-#include "cni/protocol/env.h"
-#include "cni/protocol/policy.h"
-#include "cni/protocol/result.h"
+#include "cni-protocol/env.h"
+#include "cni-protocol/policy.h"
+#include "cni-protocol/result.h"
 
 namespace railyard::cni {
 

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "cni/protocol/policy.h"
+#include "cni-protocol/policy.h"
 
 namespace railyard::cni {
 

@@ -1,4 +1,4 @@
-#include "cni/protocol/policy.h"
+#include "cni-protocol/policy.h"
 
 #include <sys/stat.h>
 
@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "cni/protocol/error.h"
+#include "cni-protocol/error.h"
 #include "common/log_escape.h"
 
 namespace railyard::cni {

@@ -1,4 +1,4 @@
-#include "cni/protocol/version.h"
+#include "cni-protocol/version.h"
 
 #include <algorithm>
 #include <array>
