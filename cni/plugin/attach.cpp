@@ -7,6 +7,8 @@
 
 #include <functional>
 
+#include "cni-protocol/error.h"
+#include "cni-protocol/netns.h"
 #include "cni/plugin/config.h"
 #include "cni/plugin/device.h"
 #include "cni/plugin/failpoint.h"
@@ -15,7 +17,7 @@
 #include "cni/plugin/rdma_netns.h"
 #include "cni/plugin/state.h"
 #include "cni/plugin/vf.h"
-#include "cni-protocol/error.h"
+#include "common/fd.h"
 #include "dra/handoff.h"
 #include "net/netns.h"
 #include "sbr/routing.h"
@@ -47,17 +49,12 @@ class Undo {
   std::vector<std::pair<std::string, std::function<void()>>> steps_;
 };
 
-class Fd {
- public:
-  explicit Fd(const std::string& path) : fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
-    if (fd_ < 0) throw CniError(kIoFailure, "cannot open " + path);
-  }
-  ~Fd() { ::close(fd_); }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
+// A namespace file held open (common/fd.h), or the CNI error that it could not be opened.
+Fd open_ns(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw CniError(kIoFailure, "cannot open " + path);
+  return Fd(fd);
+}
 
 // Netlink failures caused by the request (a name that exists, an MTU the device refuses) are
 // configuration errors; others are internal.
@@ -77,16 +74,6 @@ auto netlink_step(F&& f) -> decltype(f()) {
     rethrow_netlink(e);
   } catch (const sbr::SbrError& e) {
     throw CniError(kInvalidConfig, e.what());
-  }
-}
-
-void require_netns(const std::string& path) {
-  try {
-    net::check_netns_path(path);
-  } catch (const net::NetnsError& e) {
-    throw CniError(
-        e.kind() == net::NetnsError::Kind::kMissing ? kUnknownContainer : kInvalidEnvironment,
-        std::string("CNI_NETNS: ") + e.what());
   }
 }
 
@@ -130,7 +117,7 @@ sbr::Plan sbr_plan(const Result& r, const std::string& ifname, int table, int pr
 // there (under the pod name, or under its host name when ADD died before renaming), else
 // wherever the kernel put it when the namespace went away.
 void give_back(const AttachmentState& st) {
-  const Fd host(std::string("/proc/self/ns/net"));
+  const Fd host = open_ns("/proc/self/ns/net");
   bool done = false;
   auto restore_up = [&] {
     if (!st.original_up) return;
@@ -338,8 +325,8 @@ json cmd_add(const Request& req) {
       }
     }
     failpoint("vf-settings");  // outside the try above, which takes a PF's refusal in stride
-    const Fd pod(env.netns);
-    const Fd host(std::string("/proc/self/ns/net"));
+    const Fd pod = open_ns(env.netns);
+    const Fd host = open_ns("/proc/self/ns/net");
     netlink_step([&] { change_link(host_sk, dev.netdev, {.up = false, .netns_fd = pod.get()}); });
     undo.push("return the device", [&] { give_back(st); });
     failpoint("move");

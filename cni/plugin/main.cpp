@@ -1,8 +1,8 @@
 // railyard-cni: one VF (or any netdev) per rail into the pod, wired for RDMA; see ../README.md.
 #include <iostream>
 
-#include "cni/plugin/attach.h"
 #include "cni-protocol/plugin.h"
+#include "cni/plugin/attach.h"
 
 int main() {
   namespace cni = railyard::cni;

@@ -1,13 +1,11 @@
 // railyard-sbr: a chained CNI plugin that applies source-based routing to CNI_IFNAME from
 // prevResult, then passes prevResult on (see config.h and ../README.md).
-#include <fcntl.h>
 #include <spdlog/spdlog.h>
-#include <sys/file.h>
-#include <unistd.h>
 
 #include <iostream>
 
 #include "cni-protocol/error.h"
+#include "cni-protocol/netns.h"
 #include "cni-protocol/plugin.h"
 #include "net/netns.h"
 #include "sbr/plugin/config.h"
@@ -19,30 +17,6 @@ namespace sbr = railyard::sbr;
 using cni::CniError;
 
 namespace {
-
-// As the reference, one plugin at a time per pod namespace: table choice must not race.
-class NetnsLock {
- public:
-  explicit NetnsLock(const std::string& path) : fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
-    if (fd_ >= 0) ::flock(fd_, LOCK_EX);
-  }
-  ~NetnsLock() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-
- private:
-  int fd_;
-};
-
-void require_netns(const std::string& path) {
-  try {
-    net::check_netns_path(path);
-  } catch (const net::NetnsError& e) {
-    throw CniError(e.kind() == net::NetnsError::Kind::kMissing ? cni::kUnknownContainer
-                                                               : cni::kInvalidEnvironment,
-                   std::string("CNI_NETNS: ") + e.what());
-  }
-}
 
 sbr::PluginConfig config_of(const cni::Request& req) {
   sbr::PluginConfig cfg = sbr::PluginConfig::parse(req.config);
@@ -66,8 +40,8 @@ nlohmann::json cmd_add(const cni::Request& req) {
   if (!req.prev_result)
     throw CniError(cni::kInvalidConfig, "railyard-sbr must be chained: no prevResult");
   sbr::Plan plan = sbr::plan_from_result(*req.prev_result, req.env.ifname, cfg);
-  require_netns(req.env.netns);
-  NetnsLock lock(req.env.netns);
+  cni::require_netns(req.env.netns);
+  const cni::NetnsLock lock(req.env.netns);
   net::in_netns(req.env.netns, [&] {
     // Without a fixed table, a repeated ADD finds the table its rule already points to.
     const auto table = existing_table(cfg, plan);
@@ -109,7 +83,7 @@ void cmd_del(const cni::Request& req) {
     spdlog::info("DEL {}: {}; nothing to remove", req.env.ifname, e.what());
     return;
   }
-  NetnsLock lock(req.env.netns);
+  const cni::NetnsLock lock(req.env.netns);
   net::in_netns(req.env.netns, [&] {
     const auto table = existing_table(cfg, plan);
     if (!table) return;  // no rule of ours: already removed
@@ -123,7 +97,7 @@ void cmd_check(const cni::Request& req) {
   const sbr::PluginConfig cfg = config_of(req);
   if (!req.prev_result) throw CniError(cni::kInvalidConfig, "CHECK needs prevResult");
   sbr::Plan plan = sbr::plan_from_result(*req.prev_result, req.env.ifname, cfg);
-  require_netns(req.env.netns);
+  cni::require_netns(req.env.netns);
   std::vector<std::string> diffs;
   net::in_netns(req.env.netns, [&] {
     const auto table = existing_table(cfg, plan);
