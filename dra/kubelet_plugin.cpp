@@ -36,7 +36,8 @@ constexpr int64_t kHealthTimeoutS = 60;
 std::vector<ClaimedNic> nics_of(const PreparedClaim& c) {
   std::vector<ClaimedNic> out;
   for (const auto& d : c.devices)
-    if (d.type != "gpu") out.push_back({c.uid, c.ref(), d.name, d.pci, d.rail});
+    if (d.type != to_string(DeviceType::kGpu))
+      out.push_back({c.uid, c.ref(), d.name, d.pci, d.rail});
   return out;
 }
 

@@ -13,7 +13,7 @@ json network_entries(const PreparedClaim& claim, const std::filesystem::path& di
                      const std::string& pool) {
   json out = json::array();
   for (const auto& d : claim.devices) {
-    if (d.type == "gpu") continue;
+    if (d.type == to_string(DeviceType::kGpu)) continue;
     const auto nd = read_network_data(dir, d.pci);
     // A file left by another pod (this NIC's earlier life) is not this claim's.
     if (!nd || std::find(claim.pods.begin(), claim.pods.end(), nd->pod_uid) == claim.pods.end())

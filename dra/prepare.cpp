@@ -118,8 +118,7 @@ PreparedClaim prepare_claim(const json& claim, const std::string& uid, const top
             device_nodes({{"/dev/nvidia" + std::to_string(dp::gpu_minor(options.root, gpu))}});
       else if (options.gpu_devices == dp::GpuDevices::kCdi)
         p.cdi_ids.push_back(options.gpu_cdi_kind + "=" + std::to_string(gpu.index));
-      if (d.attributes.contains("railyard.io/rail"))
-        p.rail = d.attributes["railyard.io/rail"].value("int", -1);
+      p.rail = d.rail;
     } else {
       const auto& fn = node.function(d.fn);
       dp::PoolDevice pd{.id = d.pci, .fn = d.fn};

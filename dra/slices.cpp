@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "kube/railyard_names.h"
 #include "topology/model/path.h"
 
 namespace railyard::dra {
@@ -24,6 +25,7 @@ std::string_view to_string(DeviceType t) {
 namespace {
 
 namespace topo = railyard::topology;
+namespace attr = kube::attr;
 using nlohmann::json;
 
 // resource.k8s.io/v1 DeviceAttribute: exactly one typed field.
@@ -66,19 +68,19 @@ std::string lower(std::string s) {
 // Attributes every PCI device carries: the standard three (k8s.io/dynamic-resource-allocation
 // deviceattribute: pcieRoot, pciBusID, numaNode), then where it hangs below its root complex.
 void add_pci(json& a, const topo::PciDevice& pci) {
-  if (!pci.host_bridge.empty()) a["resource.kubernetes.io/pcieRoot"] = str(pci.host_bridge);
-  a["resource.kubernetes.io/pciBusID"] = str(pci.address.to_string());
+  if (!pci.host_bridge.empty()) a[attr::kPcieRoot] = str(pci.host_bridge);
+  a[attr::kPciBusId] = str(pci.address.to_string());
   // -1 (cloud VMs) is "the platform does not say": absent, so no claim matches on it.
-  if (pci.numa_node >= 0) a["resource.kubernetes.io/numaNode"] = integer(pci.numa_node);
+  if (pci.numa_node >= 0) a[attr::kNumaNode] = integer(pci.numa_node);
   const auto up = topo::switch_upstream_ports(pci);
   if (!up.empty()) {
     // Nearest switch: devices that share it are PIX. Top switch: a whole tree (DGX A100's GPU
     // pair and NIC pair under one top switch, PXB), which pcieRoot is too coarse to tell.
-    a["railyard.io/pcieSwitch"] = str(up.back().to_string());
-    a["railyard.io/pcieTopSwitch"] = str(up.front().to_string());
+    a[attr::kPcieSwitch] = str(up.back().to_string());
+    a[attr::kPcieTopSwitch] = str(up.front().to_string());
   }
-  a["railyard.io/pciVendorID"] = str(hex4(pci.vendor));
-  a["railyard.io/pciDeviceID"] = str(hex4(pci.device));
+  a[attr::kPciVendorId] = str(hex4(pci.vendor));
+  a[attr::kPciDeviceId] = str(hex4(pci.device));
 }
 
 void set_health(Device& d, const Health& health) {
@@ -87,7 +89,7 @@ void set_health(Device& d, const Health& health) {
     d.reason = it->second.reason;
     d.fault = it->second.fault;
   }
-  d.attributes["railyard.io/healthy"] = boolean(d.healthy);
+  d.attributes[attr::kHealthy] = boolean(d.healthy);
 }
 
 Device nic_device(const topo::Node& node, int n, int vf, const Health& health) {
@@ -98,16 +100,17 @@ Device nic_device(const topo::Node& node, int n, int vf, const Health& health) {
            .pci = fn.pci.address.to_string(),
            .fn = {n, vf}};
   auto& a = d.attributes;
-  a["railyard.io/type"] = str(std::string(to_string(d.type)));
+  a[attr::kType] = str(std::string(to_string(d.type)));
   add_pci(a, fn.pci);
-  a["railyard.io/rail"] = integer(nic.rail);
-  if (!fn.rdma_name().empty()) a["railyard.io/rdmaDevice"] = str(fn.rdma_name());
-  if (!fn.netdev_name().empty()) a["railyard.io/ifName"] = str(fn.netdev_name());
-  if (!nic.link_layer().empty()) a["railyard.io/linkLayer"] = str(lower(nic.link_layer()));
-  if (vf >= 0) a["railyard.io/vf"] = integer(fn.vf_number);
+  d.rail = nic.rail;
+  a[attr::kRail] = integer(nic.rail);
+  if (!fn.rdma_name().empty()) a[attr::kRdmaDevice] = str(fn.rdma_name());
+  if (!fn.netdev_name().empty()) a[attr::kIfName] = str(fn.netdev_name());
+  if (!nic.link_layer().empty()) a[attr::kLinkLayer] = str(lower(nic.link_layer()));
+  if (vf >= 0) a[attr::kVf] = integer(fn.vf_number);
   // A VF sends through its PF's port: the rail's link is what it shares.
   if (const auto* port = nic.port(); port && port->rate_gbps)
-    d.capacity["railyard.io/linkSpeed"] = {{"value", bits_per_second(*port->rate_gbps)}};
+    d.capacity[attr::kLinkSpeed] = {{"value", bits_per_second(*port->rate_gbps)}};
   set_health(d, health);
   return d;
 }
@@ -119,17 +122,18 @@ Device gpu_device(const topo::Node& node, int g, const Health& health) {
            .pci = gpu.pci.address.to_string(),
            .gpu = g};
   auto& a = d.attributes;
-  a["railyard.io/type"] = str(std::string(to_string(d.type)));
+  a[attr::kType] = str(std::string(to_string(d.type)));
   add_pci(a, gpu.pci);
-  a["railyard.io/index"] = integer(gpu.index);
+  a[attr::kIndex] = integer(gpu.index);
   // The GPU's bundle: its rail lets a claim pair it with that rail's NIC or VF
   // (matchAttribute railyard.io/rail); the path class says how close they are.
   for (const auto& b : node.bundles) {
     if (b.gpu != g) continue;
-    a["railyard.io/rail"] = integer(b.rail);
-    a["railyard.io/pathClass"] = str(std::string(topo::to_string(b.path)));
+    d.rail = b.rail;
+    a[attr::kRail] = integer(b.rail);
+    a[attr::kPathClass] = str(std::string(topo::to_string(b.path)));
     const auto& rdma = node.nics[static_cast<size_t>(b.nic)].pf.rdma_name();
-    if (!rdma.empty()) a["railyard.io/bundleRdmaDevice"] = str(rdma);
+    if (!rdma.empty()) a[attr::kBundleRdmaDevice] = str(rdma);
     break;
   }
   set_health(d, health);

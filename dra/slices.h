@@ -12,11 +12,12 @@
 #include <vector>
 
 #include "dra/health.h"
+#include "kube/railyard_names.h"
 #include "topology/model/node.h"
 
 namespace railyard::dra {
 
-inline constexpr const char* kDriverName = "railyard.io";
+inline constexpr const char* kDriverName = kube::kDraDriver;
 // resource.k8s.io/v1 limits (ResourceSliceSpec.devices, Device.attributes + capacity, taints
 // per device); a slice whose devices carry taints allows 64 devices.
 inline constexpr size_t kMaxDevicesPerSlice = 128;
@@ -32,7 +33,8 @@ struct Device {
   DeviceType type = DeviceType::kNic;
   std::string pci;  // the function's PCI address: the key of Health
   topology::FunctionRef fn;
-  int gpu = -1;  // index into Node::gpus for a GPU
+  int gpu = -1;   // index into Node::gpus for a GPU
+  int rail = -1;  // a NIC's or VF's rail; a GPU's bundle's (-1: none)
   bool healthy = true;
   std::string reason;  // why not healthy, from the health probe
   deviceplugin::Fault fault = deviceplugin::Fault::kNone;

@@ -15,7 +15,7 @@ using json = nlohmann::json;
 namespace {
 
 constexpr const char* kManagedByLabel = "app.kubernetes.io/managed-by";
-constexpr const char* kEvidenceAnnotation = "railyard.io/evidence";
+using kube::kEvidenceAnnotation;
 constexpr const char* kValidatedAt = "railyard.io/validated-at";
 constexpr const char* kReasonAnnotation = "railyard.io/validation-reason";
 constexpr const char* kDriver = "railyard.io";
@@ -85,8 +85,8 @@ std::map<int, std::vector<std::string>> devices_by_rail(kube::ApiClient& api,
       const std::string name = d["name"];
       if (!is_dns1123_label(name) || !d.contains("attributes") || !d["attributes"].is_object())
         continue;
-      const json rail = attribute(d["attributes"], "railyard.io/rail", "int");
-      const json type = attribute(d["attributes"], "railyard.io/type", "string");
+      const json rail = attribute(d["attributes"], kube::attr::kRail, "int");
+      const json type = attribute(d["attributes"], kube::attr::kType, "string");
       if (!rail.is_number_integer() || (type.is_string() && type == "gpu")) continue;
       out[rail.get<int>()].push_back(name);
     }
@@ -100,17 +100,17 @@ std::map<int, std::vector<std::string>> devices_by_rail(kube::ApiClient& api,
 
 json rule_object(const std::string& node, const std::string& device, const RailCall& call,
                  const ApplyOptions& o) {
-  return {{"apiVersion", "resource.k8s.io/v1beta2"},
-          {"kind", "DeviceTaintRule"},
-          {"metadata",
-           {{"name", rule_name(node, device)},
-            {"labels",
-             {{kManagedByLabel, kManagedBy}, {"railyard.io/rail", std::to_string(call.rail)}}},
-            {"annotations",
-             {{kEvidenceAnnotation, capped(joined(call.evidence, "\n"))}, {kValidatedAt, o.now}}}}},
-          {"spec",
-           {{"deviceSelector", {{"driver", kDriver}, {"pool", node}, {"device", device}}},
-            {"taint", {{"key", kValidationTaint}, {"value", call.value}, {"effect", o.effect}}}}}};
+  return {
+      {"apiVersion", "resource.k8s.io/v1beta2"},
+      {"kind", "DeviceTaintRule"},
+      {"metadata",
+       {{"name", rule_name(node, device)},
+        {"labels", {{kManagedByLabel, kManagedBy}, {kube::attr::kRail, std::to_string(call.rail)}}},
+        {"annotations",
+         {{kEvidenceAnnotation, capped(joined(call.evidence, "\n"))}, {kValidatedAt, o.now}}}}},
+      {"spec",
+       {{"deviceSelector", {{"driver", kDriver}, {"pool", node}, {"device", device}}},
+        {"taint", {{"key", kValidationTaint}, {"value", call.value}, {"effect", o.effect}}}}}};
 }
 
 // The rules railyard-validate made for this node's pool before: ours by label and by selector.

@@ -10,13 +10,14 @@
 #include <vector>
 
 #include "kube/api_client.h"
+#include "kube/railyard_names.h"
 #include "nccl-tests-wrapper/apply/judgement.h"
 
 namespace railyard::validate {
 
-inline constexpr const char* kValidationTaint = "railyard.io/validation";
-inline constexpr const char* kUnvalidatedTaint = "railyard.io/unvalidated";
-inline constexpr const char* kValidatedLabel = "railyard.io/validated";
+using kube::kUnvalidatedTaint;
+using kube::kValidatedLabel;
+using kube::kValidationTaint;
 inline constexpr const char* kManagedBy = "railyard-validate";
 inline constexpr const char* kDeviceTaintRulesPath =
     "/apis/resource.k8s.io/v1beta2/devicetaintrules";

@@ -10,6 +10,7 @@
 
 #include "common/log_escape.h"
 #include "common/xml.h"
+#include "kube/railyard_names.h"
 #include "nccl-tests-wrapper/checks/firmware.h"
 
 namespace railyard::validate {
@@ -333,7 +334,7 @@ json fleet_node_patches(const FleetReport& r) {
     out.push_back({{"node", name},
                    {"patch",
                     {{"metadata",
-                      {{"labels", {{"railyard.io/validated", "false"}}},
+                      {{"labels", {{kube::kValidatedLabel, "false"}}},
                        {"annotations", {{"railyard.io/fleet-validation", evidence.dump()}}}}}}},
                    {"taint", taint_rails.empty() ? json(nullptr)
                                                  : json("kubectl taint nodes " + name +

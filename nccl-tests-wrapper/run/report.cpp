@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "common/xml.h"
+#include "kube/railyard_names.h"
 
 namespace railyard::validate {
 namespace {
@@ -151,8 +152,8 @@ json node_patch(const Report& r) {
   for (const auto& run : r.runs)
     for (const auto& p : run.problems) summary["failed"].push_back(run.name + ": " + p);
   return {{"metadata",
-           {{"labels", {{"railyard.io/validated", r.verdict == Verdict::kPass ? "true" : "false"}}},
-            {"annotations", {{"railyard.io/validation", summary.dump()}}}}}};
+           {{"labels", {{kube::kValidatedLabel, r.verdict == Verdict::kPass ? "true" : "false"}}},
+            {"annotations", {{kube::kValidationAnnotation, summary.dump()}}}}}};
 }
 
 }  // namespace railyard::validate
