@@ -13,12 +13,12 @@
 #include "cni/plugin/device.h"
 #include "cni/plugin/failpoint.h"
 #include "cni/plugin/ipam.h"
-#include "cni/plugin/link.h"
 #include "cni/plugin/rdma_netns.h"
 #include "cni/plugin/state.h"
 #include "cni/plugin/vf.h"
 #include "common/fd.h"
 #include "dra/handoff.h"
+#include "net/link.h"
 #include "net/netns.h"
 #include "sbr/routing.h"
 #include "topology/discover/discover.h"
@@ -26,6 +26,13 @@
 namespace railyard::cni {
 namespace {
 
+using net::add_address;
+using net::change_link;
+using net::find_link;
+using net::flush_addresses;
+using net::has_address;
+using net::LinkChange;
+using net::write_sysctl;
 using nlohmann::json;
 
 // Steps to take back, newest first, each on its own: one failing does not stop the others.
@@ -383,7 +390,8 @@ json cmd_add(const Request& req) {
         net::RouteSocket sk;
         const int ifindex = find_link(sk, env.ifname)->index;
         for (const auto& ip : result.ips) add_address(sk, ifindex, ip.address);
-        for (const auto& rt : result.routes) add_route(sk, ifindex, rt);
+        for (const auto& rt : result.routes)
+          net::add_route(sk, ifindex, {rt.dst, rt.gw, rt.mtu, rt.priority, rt.table});
         failpoint("addresses");
         if (conf.sbr && !result.ips.empty()) {
           st.table =

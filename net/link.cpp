@@ -1,4 +1,4 @@
-#include "cni/plugin/link.h"
+#include "net/link.h"
 
 #include <fcntl.h>
 #include <linux/if.h>
@@ -10,12 +10,10 @@
 #include <stdexcept>
 #include <vector>
 
-namespace railyard::cni {
-
-using net::NetlinkError;
+namespace railyard::net {
 
 namespace {
-using NlAddrObj = std::unique_ptr<rtnl_addr, net::NlDeleter<rtnl_addr, rtnl_addr_put>>;
+using NlAddrObj = std::unique_ptr<rtnl_addr, NlDeleter<rtnl_addr, rtnl_addr_put>>;
 
 std::string mac_of(rtnl_link* link) {
   nl_addr* a = rtnl_link_get_addr(link);
@@ -26,28 +24,28 @@ std::string mac_of(rtnl_link* link) {
 }
 }  // namespace
 
-std::optional<LinkInfo> find_link(const net::RouteSocket& sk, const std::string& name) {
+std::optional<LinkInfo> find_link(const RouteSocket& sk, const std::string& name) {
   rtnl_link* raw = nullptr;
   if (rtnl_link_get_kernel(sk.get(), 0, name.c_str(), &raw) < 0) return std::nullopt;
-  net::NlLink link(raw);
+  NlLink link(raw);
   return LinkInfo{rtnl_link_get_ifindex(link.get()), rtnl_link_get_name(link.get()),
                   mac_of(link.get()), static_cast<int>(rtnl_link_get_mtu(link.get())),
                   (rtnl_link_get_flags(link.get()) & IFF_UP) != 0};
 }
 
-void change_link(const net::RouteSocket& sk, const std::string& name, const LinkChange& c) {
+void change_link(const RouteSocket& sk, const std::string& name, const LinkChange& c) {
   rtnl_link* raw = nullptr;
   if (int err = rtnl_link_get_kernel(sk.get(), 0, name.c_str(), &raw); err < 0)
     throw NetlinkError("interface " + name, err);
-  net::NlLink orig(raw);
-  net::NlLink change(rtnl_link_alloc());
+  NlLink orig(raw);
+  NlLink change(rtnl_link_alloc());
   if (c.name) rtnl_link_set_name(change.get(), c.name->c_str());
   if (c.mtu) rtnl_link_set_mtu(change.get(), static_cast<unsigned>(*c.mtu));
   if (c.mac) {
     nl_addr* a = nullptr;
     if (int err = nl_addr_parse(c.mac->c_str(), AF_LLC, &a); err < 0)
       throw NetlinkError("MAC " + *c.mac, err);
-    net::NlAddr owned(a);
+    NlAddr owned(a);
     rtnl_link_set_addr(change.get(), a);
   }
   if (c.up) {
@@ -68,10 +66,10 @@ void change_link(const net::RouteSocket& sk, const std::string& name, const Link
   }
 }
 
-void add_address(const net::RouteSocket& sk, int ifindex, const net::IpPrefix& address) {
+void add_address(const RouteSocket& sk, int ifindex, const IpPrefix& address) {
   NlAddrObj a(rtnl_addr_alloc());
   rtnl_addr_set_ifindex(a.get(), ifindex);
-  net::NlAddr local = net::to_nl(address);
+  NlAddr local = to_nl(address);
   rtnl_addr_set_local(a.get(), local.get());
   rtnl_addr_set_prefixlen(a.get(), address.prefix_len);
   if (!address.address.is_v4())
@@ -81,11 +79,11 @@ void add_address(const net::RouteSocket& sk, int ifindex, const net::IpPrefix& a
 }
 
 namespace {
-std::vector<NlAddrObj> addresses_of(const net::RouteSocket& sk, int ifindex) {
+std::vector<NlAddrObj> addresses_of(const RouteSocket& sk, int ifindex) {
   nl_cache* raw = nullptr;
   if (int err = rtnl_addr_alloc_cache(sk.get(), &raw); err < 0)
     throw NetlinkError("cannot list addresses", err);
-  net::NlCache cache(raw);
+  NlCache cache(raw);
   std::vector<NlAddrObj> out;
   for (nl_object* o = nl_cache_get_first(cache.get()); o; o = nl_cache_get_next(o)) {
     auto* a = reinterpret_cast<rtnl_addr*>(o);
@@ -97,7 +95,7 @@ std::vector<NlAddrObj> addresses_of(const net::RouteSocket& sk, int ifindex) {
 }
 }  // namespace
 
-void flush_addresses(const net::RouteSocket& sk, int ifindex) {
+void flush_addresses(const RouteSocket& sk, int ifindex) {
   for (auto& a : addresses_of(sk, ifindex)) {
     nl_addr* local = rtnl_addr_get_local(a.get());
     if (local && nl_addr_get_family(local) == AF_INET6 && nl_addr_get_len(local) == 16 &&
@@ -109,9 +107,9 @@ void flush_addresses(const net::RouteSocket& sk, int ifindex) {
   }
 }
 
-bool has_address(const net::RouteSocket& sk, int ifindex, const net::IpPrefix& address) {
+bool has_address(const RouteSocket& sk, int ifindex, const IpPrefix& address) {
   for (auto& a : addresses_of(sk, ifindex)) {
-    const auto p = net::from_nl(rtnl_addr_get_local(a.get()), address.address.family);
+    const auto p = from_nl(rtnl_addr_get_local(a.get()), address.address.family);
     if (p.address == address.address &&
         static_cast<int>(rtnl_addr_get_prefixlen(a.get())) == address.prefix_len)
       return true;
@@ -119,19 +117,19 @@ bool has_address(const net::RouteSocket& sk, int ifindex, const net::IpPrefix& a
   return false;
 }
 
-void add_route(const net::RouteSocket& sk, int ifindex, const Route& r) {
-  net::NlRoute route(rtnl_route_alloc());
+void add_route(const RouteSocket& sk, int ifindex, const RouteSpec& r) {
+  NlRoute route(rtnl_route_alloc());
   rtnl_route_set_family(route.get(), static_cast<uint8_t>(r.dst.address.family));
   rtnl_route_set_table(route.get(), r.table ? static_cast<uint32_t>(*r.table) : RT_TABLE_MAIN);
   rtnl_route_set_protocol(route.get(), RTPROT_STATIC);
   if (r.priority) rtnl_route_set_priority(route.get(), static_cast<uint32_t>(*r.priority));
-  net::NlAddr dst = net::to_nl(r.dst);
+  NlAddr dst = to_nl(r.dst);
   rtnl_route_set_dst(route.get(), dst.get());
   rtnl_route_set_scope(route.get(), r.gw ? RT_SCOPE_UNIVERSE : RT_SCOPE_LINK);
   rtnl_nexthop* nh = rtnl_route_nh_alloc();
   rtnl_route_nh_set_ifindex(nh, ifindex);
   if (r.gw) {
-    net::NlAddr gw = net::to_nl(*r.gw);
+    NlAddr gw = to_nl(*r.gw);
     rtnl_route_nh_set_gateway(nh, gw.get());
   }
   rtnl_route_add_nexthop(route.get(), nh);
@@ -149,4 +147,4 @@ void write_sysctl(const std::string& path, const std::string& value) {
   if (!ok) throw std::runtime_error("cannot write " + path + ": " + std::strerror(saved));
 }
 
-}  // namespace railyard::cni
+}  // namespace railyard::net
