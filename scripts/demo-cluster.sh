@@ -74,19 +74,8 @@ validate
 say "   its DeviceTaintRules:"
 rules | sed 's/^/             /'
 say "3. a pod asking for a NIC of every rail (one-nic-per-rail):"
-k apply -f - >/dev/null <<YAML
-apiVersion: v1
-kind: Pod
-metadata: {name: demo-rails, namespace: $NS}
-spec:
-  terminationGracePeriodSeconds: 1
-  resourceClaims: [{name: rails, resourceClaimTemplateName: one-nic-per-rail}]
-  containers:
-    - name: main
-      image: railyard:0.1.0
-      command: ["sleep", "infinity"]
-      resources: {requests: {cpu: 10m, memory: 16Mi}, limits: {memory: 64Mi}, claims: [{name: rails}]}
-YAML
+pod_yaml claimed.yaml name=demo-rails "claim=resourceClaimTemplateName: one-nic-per-rail" |
+  k apply -f - >/dev/null
 until_ok 30 "the pod to be marked Unschedulable" \
   'test "$(k get pod demo-rails -o jsonpath="{.status.conditions[?(@.type==\"PodScheduled\")].reason}")" = Unschedulable'
 say "   $(phase): $(k get pod demo-rails -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}')"

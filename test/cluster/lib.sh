@@ -39,33 +39,27 @@ in_pod() { # <pod> <command...>: in the pod's network namespace, with the host's
   nsenter -t "$pid" -n "$@"
 }
 
+# pod_yaml <pods/ file> key=value...: the pod spec with its @key@ fields filled in (namespace:
+# the tests' own, unless given; a field not given is left empty), its comments left out.
+pod_yaml() {
+  python3 - "$(dirname "${BASH_SOURCE[0]}")/pods/$1" "namespace=$NS" "${@:2}" <<'PY'
+import re, sys
+text = "".join(l for l in open(sys.argv[1]) if not l.startswith("#"))
+fields = dict(a.split("=", 1) for a in sys.argv[2:])
+out = re.sub(r"@([a-z]+)@", lambda m: fields.get(m.group(1), ""), text)
+print(out, end="")
+PY
+}
+
 # A pod on the node asking for one bundle and one VF per rail, attached as net1..net8.
 rail_pod() { # <name> [image]
-  local image=${2:-railyard:0.1.0} res="railyard.io/bundle: \"1\"" nets="" r
+  local res=', railyard.io/bundle: "1"' nets="" r
   for ((r = 0; r < RAILS; r++)); do
     res+=", railyard.io/rail$r: \"1\""
     nets+="${nets:+, }railyard-rail$r@net$((r + 1))"
   done
-  cat <<YAML
-apiVersion: v1
-kind: Pod
-metadata:
-  name: $1
-  namespace: $NS
-  labels: {app.kubernetes.io/name: railyard-cluster-test}
-  annotations:
-    k8s.v1.cni.cncf.io/networks: $nets
-spec:
-  terminationGracePeriodSeconds: 1
-  nodeSelector: {railyard.io/rails: "true"}
-  containers:
-    - name: main
-      image: $image
-      command: ["sleep", "infinity"]
-      resources:
-        requests: {cpu: 10m, memory: 16Mi, $res}
-        limits: {memory: 64Mi, $res}
-YAML
+  pod_yaml sleeper.yaml "name=$1" "image=${2:-railyard:0.1.0}" 'command=["sleep", "infinity"]' \
+    "resources=$res" "annotations=k8s.v1.cni.cncf.io/networks: \"$nets\""
 }
 
 # Rail r's address in a pod (net<r+1>), without the prefix length.

@@ -16,24 +16,9 @@ spec:
   config: '{"cniVersion": "1.0.0", "name": "railyard-bad", "type": "railyard-cni", "mtu": "jumbo",
             "ipam": {"type": "host-local", "dataDir": "/var/lib/railyard-cluster/ipam", "ranges": [[{"subnet": "10.99.0.0/16"}]]}}'
 YAML
-kubectl apply -f - >/dev/null <<YAML
-apiVersion: v1
-kind: Pod
-metadata:
-  name: bad-nad
-  namespace: $NS
-  labels: {app.kubernetes.io/name: railyard-cluster-test}
-  annotations: {k8s.v1.cni.cncf.io/networks: railyard-bad@net1}
-spec:
-  terminationGracePeriodSeconds: 1
-  containers:
-    - name: main
-      image: railyard:0.1.0
-      command: ["sleep", "infinity"]
-      resources:
-        requests: {railyard.io/rail0: "1"}
-        limits: {railyard.io/rail0: "1"}
-YAML
+pod_yaml sleeper.yaml name=bad-nad image=railyard:0.1.0 'command=["sleep", "infinity"]' \
+  'resources=, railyard.io/rail0: "1"' 'annotations=k8s.v1.cni.cncf.io/networks: railyard-bad@net1' |
+  kubectl apply -f - >/dev/null
 events() { k get events --field-selector involvedObject.name=bad-nad -o jsonpath='{range .items[*]}{.reason}: {.message}{"\n"}{end}'; }
 until_ok 90 "a FailedCreatePodSandBox event naming the bad field" 'events | grep FailedCreatePodSandBox | grep -q mtu'
 echo "the pod's event:"

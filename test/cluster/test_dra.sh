@@ -100,28 +100,8 @@ pool 'json.dumps([next(x for x in d.values() if typ(x) == "gpu"), next(x for x i
 # claimed_pod <name> <claim reference> [networks]: a pod holding one claim as "claim", given by
 # `resourceClaimName: X` or `resourceClaimTemplateName: X`, with Multus networks if named.
 claimed_pod() {
-  local annotations=""
-  [ -n "${3:-}" ] && annotations="  annotations: {k8s.v1.cni.cncf.io/networks: \"$3\"}"
-  cat <<YAML
-apiVersion: v1
-kind: Pod
-metadata:
-  name: $1
-  namespace: $NS
-  labels: {app.kubernetes.io/name: railyard-cluster-test}
-$annotations
-spec:
-  terminationGracePeriodSeconds: 1
-  resourceClaims: [{name: claim, $2}]
-  containers:
-    - name: main
-      image: railyard:0.1.0
-      command: ["sleep", "infinity"]
-      resources:
-        requests: {cpu: 10m, memory: 16Mi}
-        limits: {memory: 64Mi}
-        claims: [{name: claim}]
-YAML
+  pod_yaml claimed.yaml "name=$1" "claim=$2" \
+    "annotations=${3:+k8s.v1.cni.cncf.io/networks: \"$3\"}"
 }
 # A pod on a DRA claim template, with a rail from each of its VFs through railyard-dra-rails.
 dra_pod() { # <name> <claim template>

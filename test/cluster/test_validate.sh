@@ -132,18 +132,7 @@ until_ok 60 "rail $bad's VFs back in the Node's allocatable" 'test "$(alloc "rai
 until_ok 30 "rail $bad's bundle back in the Node's allocatable" 'test "$(alloc bundle)" = "$RAILS"'
 # The bring-up gate, closed: an ordinary pod (no toleration) waits for the node.
 kubectl taint node "$NODE_NAME" railyard.io/unvalidated=:NoSchedule --overwrite >/dev/null
-k apply -f - >/dev/null <<EOF
-apiVersion: v1
-kind: Pod
-metadata:
-  name: gate-probe
-spec:
-  containers:
-    - name: pause
-      image: $PAUSE_IMAGE
-      imagePullPolicy: Never
-      resources: {requests: {cpu: 10m, memory: 8Mi}}
-EOF
+pod_yaml sleeper.yaml name=gate-probe "image=$PAUSE_IMAGE" command=null | k apply -f - >/dev/null
 # The scheduler says only "untolerated taint(s)"; the Node's sole taint is the gate's (checked).
 unschedulable_for_gate() {
   k get pod gate-probe -o jsonpath='{range .status.conditions[?(@.type=="PodScheduled")]}{.reason} {.message}{end}' |

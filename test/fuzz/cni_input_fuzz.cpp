@@ -9,10 +9,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "cni/plugin/config.h"
 #include "cni-protocol/env.h"
 #include "cni-protocol/error.h"
 #include "cni-protocol/result.h"
+#include "cni/plugin/config.h"
 #include "sbr/plugin/config.h"
 #include "topology/model/rails.h"
 
