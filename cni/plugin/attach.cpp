@@ -259,6 +259,57 @@ void forget_network_data(const NetConf& conf, const AttachmentState& st) {
   }
 }
 
+// In the pod, the moved device: renamed to CNI_IFNAME, its MTU, MAC and ARP sysctls set, up.
+// Returns its MAC.
+std::string set_up_in_pod(const NetConf& conf, const Env& env, const std::string& netdev) {
+  std::string mac;
+  netlink_step([&] {
+    net::in_netns(env.netns, [&] {
+      net::RouteSocket sk;
+      change_link(sk, netdev, {.name = env.ifname});
+      failpoint("rename");
+      if (conf.mtu) change_link(sk, env.ifname, {.mtu = *conf.mtu});
+      failpoint("mtu");
+      if (!conf.mac.empty()) change_link(sk, env.ifname, {.mac = conf.mac});
+      failpoint("mac");
+      if (conf.arp_sysctls) {
+        const std::string base = "/proc/sys/net/ipv4/conf/" + env.ifname + "/";
+        write_sysctl(base + "arp_ignore", "1");
+        write_sysctl(base + "arp_announce", "2");
+        write_sysctl(base + "rp_filter", "0");
+      }
+      failpoint("sysctls");
+      change_link(sk, env.ifname, {.up = true});
+      failpoint("up");
+      mac = find_link(sk, env.ifname)->mac;
+    });
+  });
+  return mac;
+}
+
+// In the pod: the result's addresses and routes on CNI_IFNAME, then its SBR table (the rail's,
+// else a free one), recorded in the state before it exists so that a rollback or DEL finds it.
+void address_and_route(const NetConf& conf, const Env& env, int rail, const Result& result,
+                       AttachmentState& st, const StateStore& store) {
+  netlink_step([&] {
+    net::in_netns(env.netns, [&] {
+      net::RouteSocket sk;
+      const int ifindex = find_link(sk, env.ifname)->index;
+      for (const auto& ip : result.ips) add_address(sk, ifindex, ip.address);
+      for (const auto& rt : result.routes)
+        net::add_route(sk, ifindex, {rt.dst, rt.gw, rt.mtu, rt.priority, rt.table});
+      failpoint("addresses");
+      if (conf.sbr && !result.ips.empty()) {
+        st.table = rail >= 0 ? conf.table_base + rail : sbr::find_free_table(conf.table_base);
+        st.priority = conf.priority_base + (rail >= 0 ? rail : st.table - conf.table_base);
+        store.save(st, StateStore::Durability::kAtomic);
+        sbr::apply(sbr_plan(result, env.ifname, st.table, st.priority));
+        failpoint("sbr");
+      }
+    });
+  });
+}
+
 }  // namespace
 
 json cmd_add(const Request& req) {
@@ -344,28 +395,7 @@ json cmd_add(const Request& req) {
       failpoint("rdma");
     }
 
-    std::string mac;
-    netlink_step([&] {
-      net::in_netns(env.netns, [&] {
-        net::RouteSocket sk;
-        change_link(sk, dev.netdev, {.name = env.ifname});
-        failpoint("rename");
-        if (conf.mtu) change_link(sk, env.ifname, {.mtu = *conf.mtu});
-        failpoint("mtu");
-        if (!conf.mac.empty()) change_link(sk, env.ifname, {.mac = conf.mac});
-        failpoint("mac");
-        if (conf.arp_sysctls) {
-          const std::string base = "/proc/sys/net/ipv4/conf/" + env.ifname + "/";
-          write_sysctl(base + "arp_ignore", "1");
-          write_sysctl(base + "arp_announce", "2");
-          write_sysctl(base + "rp_filter", "0");
-        }
-        failpoint("sysctls");
-        change_link(sk, env.ifname, {.up = true});
-        failpoint("up");
-        mac = find_link(sk, env.ifname)->mac;
-      });
-    });
+    const std::string mac = set_up_in_pod(conf, env, dev.netdev);
 
     Result result;
     Interface itf{env.ifname, mac, env.netns, conf.mtu, "", dev.pci};
@@ -385,25 +415,7 @@ json cmd_add(const Request& req) {
     // Recorded before the routing exists: the rollback and DEL remove what the result and the
     // table name, also after a crash half-way through.
     st.result = to_json(result, "1.1.0");
-    netlink_step([&] {
-      net::in_netns(env.netns, [&] {
-        net::RouteSocket sk;
-        const int ifindex = find_link(sk, env.ifname)->index;
-        for (const auto& ip : result.ips) add_address(sk, ifindex, ip.address);
-        for (const auto& rt : result.routes)
-          net::add_route(sk, ifindex, {rt.dst, rt.gw, rt.mtu, rt.priority, rt.table});
-        failpoint("addresses");
-        if (conf.sbr && !result.ips.empty()) {
-          st.table =
-              dev.rail >= 0 ? conf.table_base + dev.rail : sbr::find_free_table(conf.table_base);
-          st.priority =
-              conf.priority_base + (dev.rail >= 0 ? dev.rail : st.table - conf.table_base);
-          store.save(st, StateStore::Durability::kAtomic);
-          sbr::apply(sbr_plan(result, env.ifname, st.table, st.priority));
-          failpoint("sbr");
-        }
-      });
-    });
+    address_and_route(conf, env, dev.rail, result, st, store);
     st.complete = true;
     store.save(st, StateStore::Durability::kAtomic);
     failpoint("state");
