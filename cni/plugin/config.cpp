@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "cni-protocol/error.h"
+#include "cni-protocol/fields.h"
 #include "common/log_escape.h"
 #include "topology/sysfs/pci_address.h"
 
@@ -15,33 +16,11 @@ using nlohmann::json;
   throw CniError(kInvalidConfig, msg);
 }
 
-std::string str(const json& j, const char* key) {
-  if (!j.contains(key) || j[key].is_null()) return "";
-  if (!j[key].is_string()) bad(std::string("'") + key + "' must be a string");
-  return j[key].get<std::string>();
-}
-
-std::optional<int> integer(const json& j, const char* key, int min, int max) {
-  if (!j.contains(key) || j[key].is_null()) return std::nullopt;
-  if (!j[key].is_number_integer() || j[key].get<int64_t>() < min || j[key].get<int64_t>() > max)
-    bad(std::string("'") + key + "' must be an integer from " + std::to_string(min) + " to " +
-        std::to_string(max));
-  return j[key].get<int>();
-}
-
-std::optional<bool> boolean(const json& j, const char* key) {
-  if (!j.contains(key) || j[key].is_null()) return std::nullopt;
-  if (j[key].is_boolean()) return j[key].get<bool>();
-  // sriov-cni takes "on"/"off" for spoofchk and trust.
-  if (j[key].is_string() && (j[key] == "on" || j[key] == "off")) return j[key] == "on";
-  bad(std::string("'") + key + "' must be true/false or \"on\"/\"off\"");
-}
-
 // A directory the plugin writes in as root is the node's choice: a NAD may repeat it, as NADs
 // written before the node policy do, but not name another.
 std::string policy_dir(const json& j, const char* key, const std::string& node_dir,
                        const NodePolicy& policy) {
-  const std::string wanted = str(j, key);
+  const std::string wanted = string_field(j, key);
   if (!wanted.empty() && std::filesystem::path(wanted).lexically_normal() !=
                              std::filesystem::path(node_dir).lexically_normal())
     bad(std::string("'") + key + "' '" + escape_controls(wanted) + "' is not the node's " +
@@ -75,54 +54,54 @@ bool VfSettings::any() const {
 
 NetConf NetConf::parse(const json& j, const NodePolicy& policy) {
   NetConf c;
-  c.name = str(j, "name");
+  c.name = string_field(j, "name");
   const json rc = j.contains("runtimeConfig") && j["runtimeConfig"].is_object() ? j["runtimeConfig"]
                                                                                 : json::object();
-  c.device_id = str(rc, "deviceID");
-  if (c.device_id.empty()) c.device_id = str(j, "deviceID");
-  if (c.device_id.empty()) c.device_id = str(j, "pciBusID");
-  c.device = str(j, "device");
+  c.device_id = string_field(rc, "deviceID");
+  if (c.device_id.empty()) c.device_id = string_field(j, "deviceID");
+  if (c.device_id.empty()) c.device_id = string_field(j, "pciBusID");
+  c.device = string_field(j, "device");
   if (!c.device.empty() && !valid_ifname(c.device))
     bad("device '" + escape_controls(c.device) + "' is not an interface name");
   if (!c.device_id.empty() && !topology::PciAddress::parse(c.device_id))
     bad("deviceID '" + escape_controls(c.device_id) + "' is not a PCI address (DDDD:BB:DD.F)");
-  const std::string from = str(j, "deviceFrom");
+  const std::string from = string_field(j, "deviceFrom");
   if (!from.empty() && from != "dra") bad("'deviceFrom' must be \"dra\" (or left out)");
   c.device_from_dra = from == "dra";
   c.dra_dir = policy_dir(j, "draDir", policy.dra_dir, policy);
   if (c.device_from_dra && (!c.device_id.empty() || !c.device.empty()))
     bad("deviceFrom \"dra\" takes the device from the pod's claims: leave out deviceID and device");
   if (c.device_id.empty() && c.device.empty() && !c.device_from_dra)
-    bad("no device for network '" + escape_controls(str(j, "name")) +
+    bad("no device for network '" + escape_controls(string_field(j, "name")) +
         "': Multus passes a deviceID only when the pod requests the NAD's resource (its "
         "k8s.v1.cni.cncf.io/resourceName, railyard.io/railN or railyard.io/bundle) in "
         "resources.limits; or set device, or deviceFrom \"dra\" on a DRA node");
 
-  c.vf.vlan = integer(j, "vlan", 0, 4094);
-  c.vf.vlan_qos = integer(j, "vlanQoS", 0, 7);
-  c.vf.vlan_proto = str(j, "vlanProto");
+  c.vf.vlan = int_field(j, "vlan", 0, 4094);
+  c.vf.vlan_qos = int_field(j, "vlanQoS", 0, 7);
+  c.vf.vlan_proto = string_field(j, "vlanProto");
   if (!c.vf.vlan_proto.empty() && c.vf.vlan_proto != "802.1q" && c.vf.vlan_proto != "802.1Q" &&
       c.vf.vlan_proto != "802.1ad" && c.vf.vlan_proto != "802.1AD")
     bad("'vlanProto' must be 802.1q or 802.1ad");
   if ((c.vf.vlan_qos || !c.vf.vlan_proto.empty()) && !c.vf.vlan)
     bad("'vlanQoS' and 'vlanProto' need 'vlan'");
-  c.vf.spoofchk = boolean(j, "spoofchk");
-  c.vf.trust = boolean(j, "trust");
-  c.vf.link_state = str(j, "link_state");
+  c.vf.spoofchk = bool_field(j, "spoofchk", true);
+  c.vf.trust = bool_field(j, "trust", true);
+  c.vf.link_state = string_field(j, "link_state");
   if (!c.vf.link_state.empty() && c.vf.link_state != "auto" && c.vf.link_state != "enable" &&
       c.vf.link_state != "disable")
     bad("'link_state' must be auto, enable or disable");
-  c.vf.min_tx_rate = integer(j, "min_tx_rate", 0, 1000000000);
-  c.vf.max_tx_rate = integer(j, "max_tx_rate", 0, 1000000000);
+  c.vf.min_tx_rate = int_field(j, "min_tx_rate", 0, 1000000000);
+  c.vf.max_tx_rate = int_field(j, "max_tx_rate", 0, 1000000000);
   if (c.vf.min_tx_rate && c.vf.max_tx_rate && *c.vf.max_tx_rate &&
       *c.vf.min_tx_rate > *c.vf.max_tx_rate)
     bad("'min_tx_rate' is above 'max_tx_rate'");
-  c.mac = str(rc, "mac");
-  if (c.mac.empty()) c.mac = str(j, "mac");
+  c.mac = string_field(rc, "mac");
+  if (c.mac.empty()) c.mac = string_field(j, "mac");
   if (!c.mac.empty() && !valid_mac(c.mac))
     bad("mac '" + escape_controls(c.mac) + "' is not a MAC address");
   c.vf.mac = c.mac;
-  c.mtu = integer(j, "mtu", 68, 65535);
+  c.mtu = int_field(j, "mtu", 68, 65535);
 
   if (j.contains("arp")) {
     if (!j["arp"].is_boolean()) bad("'arp' must be true or false");
@@ -133,8 +112,8 @@ NetConf NetConf::parse(const json& j, const NodePolicy& policy) {
     if (s.is_boolean()) {
       c.sbr = s.get<bool>();
     } else if (s.is_object()) {
-      c.table_base = integer(s, "tableBase", 1, 0x7fff0000).value_or(100);
-      c.priority_base = integer(s, "priorityBase", 1, 32000).value_or(1000);
+      c.table_base = int_field(s, "tableBase", 1, 0x7fff0000).value_or(100);
+      c.priority_base = int_field(s, "priorityBase", 1, 32000).value_or(1000);
     } else {
       bad("'sbr' must be true, false or {\"tableBase\": N, \"priorityBase\": N}");
     }

@@ -3,44 +3,30 @@
 #include <algorithm>
 
 #include "cni-protocol/error.h"
+#include "cni-protocol/fields.h"
 
 namespace railyard::sbr {
-namespace {
 
 using cni::CniError;
 using cni::kInvalidConfig;
 
-std::optional<int> int_field(const nlohmann::json& j, const char* key, int min, int max) {
-  if (!j.contains(key) || j[key].is_null()) return std::nullopt;
-  if (!j[key].is_number_integer() || j[key].get<int64_t>() < min || j[key].get<int64_t>() > max)
-    throw CniError(kInvalidConfig, std::string("'") + key + "' must be an integer from " +
-                                       std::to_string(min) + " to " + std::to_string(max));
-  return j[key].get<int>();
-}
-
-}  // namespace
-
 PluginConfig PluginConfig::parse(const nlohmann::json& j) {
   PluginConfig c;
   // 253-255 are the kernel's default, main and local tables; 0 is unspecified.
-  c.table = int_field(j, "table", 1, 0x7fffffff);
+  c.table = cni::int_field(j, "table", 1, 0x7fffffff);
   if (c.table && *c.table >= 253 && *c.table <= 255)
     throw CniError(kInvalidConfig, "'table' " + std::to_string(*c.table) +
                                        " is one of the kernel's own tables (default, main, local)");
-  c.rail = int_field(j, "rail", 0, 4095);
-  c.table_base = int_field(j, "tableBase", 1, 0x7fff0000).value_or(100);
-  c.priority_base = int_field(j, "priorityBase", 1, 32000).value_or(1000);
+  c.rail = cni::int_field(j, "rail", 0, 4095);
+  c.table_base = cni::int_field(j, "tableBase", 1, 0x7fff0000).value_or(100);
+  c.priority_base = cni::int_field(j, "priorityBase", 1, 32000).value_or(1000);
   for (const char* key : {"deviceID", "pciBusID"}) {
     if (!j.contains(key)) continue;
     if (!j[key].is_string())
       throw CniError(kInvalidConfig, std::string("'") + key + "' must be a string");
     if (c.device_id.empty()) c.device_id = j[key].get<std::string>();
   }
-  if (j.contains("defaultRouteWithoutGateway")) {
-    if (!j["defaultRouteWithoutGateway"].is_boolean())
-      throw CniError(kInvalidConfig, "'defaultRouteWithoutGateway' must be true or false");
-    c.default_without_gateway = j["defaultRouteWithoutGateway"].get<bool>();
-  }
+  if (auto b = cni::bool_field(j, "defaultRouteWithoutGateway")) c.default_without_gateway = *b;
   return c;
 }
 
