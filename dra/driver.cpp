@@ -19,11 +19,11 @@
 #include <optional>
 
 #include "common/log_escape.h"
-#include "dra/health.h"
-#include "dra/network_status.h"
-#include "dra/node_events.h"
-#include "dra/publisher.h"
-#include "dra/validate.h"
+#include "dra/publisher/network_status.h"
+#include "dra/publisher/node_events.h"
+#include "dra/publisher/publisher.h"
+#include "dra/slices/health.h"
+#include "dra/slices/validate.h"
 #include "topology/discover/discover.h"
 
 namespace railyard::dra {

@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "dra/kubelet_plugin.h"
-#include "dra/slices.h"
+#include "dra/kubelet/kubelet_plugin.h"
+#include "dra/slices/slices.h"
 #include "kube/api_client.h"
 
 namespace railyard::dra {

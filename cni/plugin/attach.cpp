@@ -17,7 +17,7 @@
 #include "cni/plugin/state.h"
 #include "cni/plugin/vf.h"
 #include "common/fd.h"
-#include "dra/handoff.h"
+#include "dra/handoff/handoff.h"
 #include "net/link.h"
 #include "net/netns.h"
 #include "sbr/routing.h"

@@ -14,7 +14,7 @@
 #include "cni/plugin/state.h"
 #include "common/rail_findings.h"
 #include "deviceplugin/metrics.h"
-#include "dra/prepare.h"
+#include "dra/slices/prepare.h"
 #include "nccl-tests-wrapper/fleet/messages.h"
 #include "nccl-tests-wrapper/nccl/nccl_log.h"
 #include "nccl-tests-wrapper/nccl/parse.h"

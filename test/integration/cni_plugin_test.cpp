@@ -14,7 +14,7 @@
 #include <thread>
 
 #include "cni/plugin/rdma_netns.h"
-#include "dra/handoff.h"
+#include "dra/handoff/handoff.h"
 #include "net/ip.h"
 #include "test/support/cni_rig.h"
 

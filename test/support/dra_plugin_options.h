@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "dra/kubelet_plugin.h"
+#include "dra/kubelet/kubelet_plugin.h"
 
 namespace railyard::testing {
 

@@ -10,9 +10,9 @@
 #include <thread>
 
 #include "dra/api/dra_health.grpc.pb.h"
-#include "dra/health.h"
-#include "dra/health_feed.h"
-#include "dra/kubelet_plugin.h"
+#include "dra/kubelet/health_feed.h"
+#include "dra/kubelet/kubelet_plugin.h"
+#include "dra/slices/health.h"
 #include "test/support/dra_plugin_options.h"
 #include "test/support/fixture_node.h"
 #include "test/support/temp_dir.h"

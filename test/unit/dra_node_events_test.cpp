@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 #include <mutex>
 
-#include "dra/node_events.h"
+#include "dra/publisher/node_events.h"
 #include "test/support/http_stub.h"
 
 using namespace railyard::dra;

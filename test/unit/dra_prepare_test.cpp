@@ -6,11 +6,11 @@
 #include <fstream>
 #include <set>
 
-#include "dra/handoff.h"
-#include "dra/health.h"
-#include "dra/kubelet_plugin.h"
-#include "dra/network_status.h"
-#include "dra/prepare.h"
+#include "dra/handoff/handoff.h"
+#include "dra/kubelet/kubelet_plugin.h"
+#include "dra/publisher/network_status.h"
+#include "dra/slices/health.h"
+#include "dra/slices/prepare.h"
 #include "test/support/dra_plugin_options.h"
 #include "test/support/fixture_node.h"
 #include "test/support/temp_dir.h"

@@ -7,8 +7,8 @@
 #include <map>
 #include <mutex>
 
-#include "dra/publisher.h"
-#include "dra/slices.h"
+#include "dra/publisher/publisher.h"
+#include "dra/slices/slices.h"
 #include "kube/api_client.h"
 #include "test/support/http_stub.h"
 

@@ -6,8 +6,8 @@
 #include <set>
 
 #include "common/k8s_names.h"
-#include "dra/slices.h"
-#include "dra/validate.h"
+#include "dra/slices/slices.h"
+#include "dra/slices/validate.h"
 #include "test/support/fixture_node.h"
 #include "test/support/run.h"
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "dra/slices.h"
+#include "dra/slices/slices.h"
 #include "kube/api_client.h"
 
 namespace railyard::dra {

@@ -1,4 +1,4 @@
-#include "dra/prepare.h"
+#include "dra/slices/prepare.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,4 +1,4 @@
-#include "dra/slices.h"
+#include "dra/slices/slices.h"
 
 #include <algorithm>
 #include <cctype>

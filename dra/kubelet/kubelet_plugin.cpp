@@ -1,4 +1,4 @@
-#include "dra/kubelet_plugin.h"
+#include "dra/kubelet/kubelet_plugin.h"
 
 #include <grpcpp/grpcpp.h>
 #include <net/if.h>

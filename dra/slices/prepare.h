@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "deviceplugin/config.h"
-#include "dra/slices.h"
+#include "dra/slices/slices.h"
 #include "topology/model/node.h"
 
 namespace railyard::dra {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "dra/slices.h"
+#include "dra/slices/slices.h"
 
 namespace railyard::dra {
 

@@ -1,9 +1,9 @@
-#include "dra/network_status.h"
+#include "dra/publisher/network_status.h"
 
 #include <algorithm>
 
-#include "dra/handoff.h"
-#include "dra/slices.h"
+#include "dra/handoff/handoff.h"
+#include "dra/slices/slices.h"
 
 namespace railyard::dra {
 

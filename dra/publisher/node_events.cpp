@@ -1,4 +1,4 @@
-#include "dra/node_events.h"
+#include "dra/publisher/node_events.h"
 
 #include <spdlog/spdlog.h>
 

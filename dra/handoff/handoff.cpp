@@ -1,4 +1,4 @@
-#include "dra/handoff.h"
+#include "dra/handoff/handoff.h"
 
 #include <algorithm>
 #include <fstream>

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "dra/prepare.h"
+#include "dra/slices/prepare.h"
 #include "kube/api_client.h"
 
 namespace railyard::dra {

@@ -1,11 +1,11 @@
-#include "dra/publisher.h"
+#include "dra/publisher/publisher.h"
 
 #include <algorithm>
 #include <map>
 #include <set>
 
 #include "common/k8s_names.h"
-#include "dra/slices.h"
+#include "dra/slices/slices.h"
 
 namespace railyard::dra {
 

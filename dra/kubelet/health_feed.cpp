@@ -1,4 +1,4 @@
-#include "dra/health_feed.h"
+#include "dra/kubelet/health_feed.h"
 
 namespace railyard::dra {
 

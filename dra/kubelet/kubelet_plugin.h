@@ -17,10 +17,10 @@
 #include <string>
 #include <vector>
 
-#include "dra/handoff.h"
-#include "dra/health_feed.h"
-#include "dra/prepare.h"
-#include "dra/slices.h"
+#include "dra/handoff/handoff.h"
+#include "dra/kubelet/health_feed.h"
+#include "dra/slices/prepare.h"
+#include "dra/slices/slices.h"
 #include "topology/model/node.h"
 
 namespace grpc {

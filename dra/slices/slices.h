@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "dra/health.h"
+#include "dra/slices/health.h"
 #include "kube/railyard_names.h"
 #include "topology/model/node.h"
 

@@ -1,11 +1,11 @@
-#include "dra/validate.h"
+#include "dra/slices/validate.h"
 
 #include <algorithm>
 #include <regex>
 #include <set>
 
 #include "common/k8s_names.h"
-#include "dra/slices.h"
+#include "dra/slices/slices.h"
 
 namespace railyard::dra {
 namespace {

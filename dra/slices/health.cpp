@@ -1,4 +1,4 @@
-#include "dra/health.h"
+#include "dra/slices/health.h"
 
 namespace railyard::dra {
 
