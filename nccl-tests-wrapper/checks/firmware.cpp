@@ -20,10 +20,8 @@ class FirmwareCheck : public NodeCheck {
  public:
   void at_rest(const NodeView& v, std::vector<Finding>& out) const override {
     const std::vector<std::string> fw = rail_firmware(v.node);
-    const std::map<std::string, int> count = firmware_count(fw);
-    int readable = 0;
-    for (const auto& [text, n] : count) readable += n;
-    const std::string majority = majority_firmware(count);
+    const FirmwareTally tally = tally_firmware(fw);
+    const std::string& majority = tally.majority;
     const auto& named = v.settings.firmware_version;
     for (size_t k = 0; k < v.rails(); ++k) {
       const std::string who = v.rail_name(k);
@@ -41,14 +39,14 @@ class FirmwareCheck : public NodeCheck {
             "firmware " + fw[k] +
                 (fw_ver == *named ? ", as the config names" : ", the config names " + *named));
       } else if (majority.empty()) {
-        e["rails"] = count;
+        e["rails"] = tally.count;
         finding = Finding::judged(who, "firmware", false,
                                   "firmware " + fw[k] + ": the rails disagree with no majority (" +
-                                      split_text(count) + ")");
+                                      split_text(tally.count) + ")");
       } else {
         e["expected"] = majority;
-        const std::string of =
-            std::to_string(count.at(majority)) + " of " + std::to_string(readable) + " rails";
+        const std::string of = std::to_string(tally.count.at(majority)) + " of " +
+                               std::to_string(tally.known) + " rails";
         finding = Finding::judged(
             who, "firmware", fw[k] == majority,
             "firmware " + fw[k] +
@@ -74,19 +72,16 @@ std::vector<std::string> rail_firmware(const topology::Node& node) {
   return out;
 }
 
-std::map<std::string, int> firmware_count(const std::vector<std::string>& versions) {
-  std::map<std::string, int> count;
+FirmwareTally tally_firmware(const std::vector<std::string>& versions) {
+  FirmwareTally t;
   for (const auto& v : versions)
-    if (!v.empty()) ++count[v];
-  return count;
-}
-
-std::string majority_firmware(const std::map<std::string, int>& count) {
-  int total = 0;
-  for (const auto& [text, n] : count) total += n;
-  for (const auto& [text, n] : count)
-    if (2 * n > total) return text;
-  return "";
+    if (!v.empty()) {
+      ++t.count[v];
+      ++t.known;
+    }
+  for (const auto& [text, n] : t.count)
+    if (2 * n > t.known) t.majority = text;
+  return t;
 }
 
 const NodeCheck& firmware_check() {

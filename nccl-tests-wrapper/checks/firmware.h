@@ -14,9 +14,12 @@ namespace railyard::validate {
 // sysfs has one; "" where the driver shows no fw_ver (rxe, siw).
 std::vector<std::string> rail_firmware(const topology::Node& node);
 
-// How many hold each version ("" left out), and the version more than half of them hold ("" when
-// none does).
-std::map<std::string, int> firmware_count(const std::vector<std::string>& versions);
-std::string majority_firmware(const std::map<std::string, int>& count);
+// The versions counted ("" left out: unknown).
+struct FirmwareTally {
+  std::map<std::string, int> count;  // version -> how many hold it
+  int known = 0;                     // how many versions were known
+  std::string majority;              // held by more than half of them; "" when none is
+};
+FirmwareTally tally_firmware(const std::vector<std::string>& versions);
 
 }  // namespace railyard::validate

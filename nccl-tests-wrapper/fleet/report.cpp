@@ -74,9 +74,8 @@ std::string fleet_not_run_text(const FleetReport& r) {
 FleetFirmware fleet_firmware(const FleetReport& r) {
   std::vector<std::string> all;
   for (const auto& node : r.firmware) all.insert(all.end(), node.begin(), node.end());
-  const auto count = firmware_count(all);
-  FleetFirmware out{majority_firmware(count), 0, {}};
-  for (const auto& [text, n] : count) out.known += n;
+  const FirmwareTally tally = tally_firmware(all);
+  FleetFirmware out{tally.majority, tally.known, {}};
   if (out.majority.empty()) return out;
   for (size_t i = 0; i < r.firmware.size(); ++i) {
     FirmwareOutlier o{static_cast<int>(i), {}};
