@@ -30,13 +30,14 @@ struct NodeView {
   std::string rail_name(size_t k) const;  // "rail 3 (mlx5_5)"
 };
 
-// One benchmark run, as the checks after the runs read it.
+// One benchmark run, as the checks after the runs read it (the run's own fields, referred to:
+// they outlive the checks).
 struct RunSeen {
-  std::string name;  // "rail 3 (mlx5_5)", "all rails"
-  int rail = -1;     // -1: every rail
-  bool could_not_run = false;
-  NcclNetUse nccl;
-  std::vector<std::string> rdma_devices;  // the rails it drove
+  const std::string& name;  // "rail 3 (mlx5_5)", "all rails"
+  int rail;                 // -1: every rail
+  bool could_not_run;
+  const NcclNetUse& nccl;
+  const std::vector<std::string>& rdma_devices;  // the rails it drove
 };
 
 // What the benchmarks left: each run, and each rail's counters before and after them.

@@ -158,9 +158,6 @@ Finding judge_link_flaps(const std::string& subject, const RailCounters& before,
       .with(e);
 }
 
-}  // namespace railyard::validate
-
-namespace railyard::validate {
 namespace {
 
 class CountersCheck : public NodeCheck {

@@ -56,9 +56,6 @@ Finding judge_mtu(const std::string& subject, const MtuFacts& f, int min_netdev_
   return Finding::judged(subject, "mtu", true, facts).with(e);
 }
 
-}  // namespace railyard::validate
-
-namespace railyard::validate {
 namespace {
 
 class MtuCheck : public NodeCheck {

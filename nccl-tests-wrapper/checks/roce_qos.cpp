@@ -111,9 +111,6 @@ Finding judge_roce_qos(const std::string& subject, const std::string& netdev,
   return Finding::judged(subject, "roce-qos", bad.empty(), bad.empty() ? seen : bad).with(e);
 }
 
-}  // namespace railyard::validate
-
-namespace railyard::validate {
 namespace {
 
 class RoceQosCheck : public NodeCheck {

@@ -21,10 +21,6 @@ std::string busbw_text(const RunOutcome& r) {
   return buf;
 }
 
-const char* status(const Finding& f) {
-  return to_string(f.state);
-}
-
 const char* marker(State s) {
   switch (s) {
     case State::kOk:
@@ -47,7 +43,7 @@ void print_report(const Report& r, std::ostream& out) {
   out << "\n";
   if (!r.checks.empty()) {
     std::map<std::string, int> count;
-    for (const auto& f : r.checks) ++count[status(f)];
+    for (const auto& f : r.checks) ++count[to_string(f.state)];
     out << "\nNode checks (" << count["ok"] << " ok, " << count["fail"] << " failed, "
         << count["warn"] << " warnings, " << count["unknown"] << " unknown):\n";
     for (const auto& f : r.checks)
@@ -71,7 +67,7 @@ json report_json(const Report& r) {
     checks.push_back({{"rail", f.subject},  // DESIGN's name; "subject" kept for older readers
                       {"subject", f.subject},
                       {"check", f.check},
-                      {"status", status(f)},
+                      {"status", to_string(f.state)},
                       {"ok", f.ok()},
                       {"warning", f.warns()},
                       {"detail", f.detail},

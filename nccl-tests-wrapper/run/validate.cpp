@@ -27,11 +27,6 @@ const char* to_string(Verdict v) {
 
 namespace {
 
-std::string rail_name(const topo::Node& node, int k) {
-  return "rail " + std::to_string(k) + " (" +
-         node.nics[static_cast<size_t>(node.rails[static_cast<size_t>(k)])].pf.rdma_name() + ")";
-}
-
 // The checks at rest, rail by rail in the table's order, the node's own last: as a person reads
 // a node.
 void at_rest(const std::vector<const NodeCheck*>& checks, const NodeView& view, Report& report) {
@@ -186,14 +181,11 @@ Counters read_counters(const topo::Node& node, const topo::Sysfs& sysfs) {
 
 // Every counter's growth over the benchmarks in the report, so that a degraded rail is named by
 // its counters too.
-void report_counters(const topo::Node& node, const Counters& before, const Counters& after,
-                     Report& report) {
-  const double seconds = std::chrono::duration<double>(after.at - before.at).count();
-  for (size_t k = 0; k < node.rails.size(); ++k) {
-    const topo::Nic& nic = node.nics[static_cast<size_t>(node.rails[k])];
-    report.counters.push_back({rail_name(node, static_cast<int>(k)), nic.pf.rdma_name(),
-                               nic.pf.netdev_name(), seconds,
-                               counter_delta(before.rails[k], after.rails[k])});
+void report_counters(const NodeView& view, const RunsSeen& seen, Report& report) {
+  for (size_t k = 0; k < view.rails(); ++k) {
+    const topo::Nic& nic = view.rail_nic(k);
+    report.counters.push_back({view.rail_name(k), nic.pf.rdma_name(), nic.pf.netdev_name(),
+                               seen.seconds, counter_delta(seen.before[k], seen.after[k])});
   }
 }
 
@@ -232,7 +224,7 @@ Report validate_node(const Config& cfg) {
       for (size_t k = 0; k < node.rails.size(); ++k) {
         const topo::Nic& nic = node.nics[static_cast<size_t>(node.rails[k])];
         RunOutcome run;
-        run.name = rail_name(node, static_cast<int>(k));
+        run.name = view.rail_name(k);
         run.rail = static_cast<int>(k);
         run.nccl_ib_hca =
             "=" + nic.pf.rdma_name() + ":" + std::to_string(nic.port() ? nic.port()->number : 1);
@@ -279,10 +271,9 @@ Report validate_node(const Config& cfg) {
         std::vector<TimelineSampler::Rail> rails;
         for (size_t k = 0; k < node.rails.size(); ++k) {
           const topo::Nic& nic = node.nics[static_cast<size_t>(node.rails[k])];
-          rails.push_back(
-              {rail_name(node, static_cast<int>(k)),
-               rail_byte_counter(sysfs, nic.pf.rdma_name(), nic.port() ? nic.port()->number : 1,
-                                 nic.pf.netdev_name())});
+          rails.push_back({view.rail_name(k), rail_byte_counter(sysfs, nic.pf.rdma_name(),
+                                                                nic.port() ? nic.port()->number : 1,
+                                                                nic.pf.netdev_name())});
         }
         sampler.emplace(std::move(rails), std::chrono::milliseconds(
                                               static_cast<int>(1000.0 / cfg.checks.timeline_hz)));
@@ -300,7 +291,7 @@ Report validate_node(const Config& cfg) {
   for (const auto& run : report.runs)
     seen.runs.push_back({run.name, run.rail, run.could_not_run, run.nccl, run.rdma_devices});
   for (const NodeCheck* c : checks) c->after_runs(view, seen, report.checks);
-  report_counters(node, before, after, report);
+  report_counters(view, seen, report);
 
   const bool cannot =
       !report.runs.empty() && std::all_of(report.runs.begin(), report.runs.end(),
