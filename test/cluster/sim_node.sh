@@ -52,7 +52,8 @@ sim_node_down() {
 sim_rank() {
   local n=$1
   shift
-  ip netns exec "rysim$n" "$@" >"$W/sim-$n.log" 2>&1 &
+  # Bounded: a rank that never hears from rank 0 must not hold the test past its Job.
+  timeout 300 ip netns exec "rysim$n" "$@" >"$W/sim-$n.log" 2>&1 &
   echo $! >"$W/sim-$n.pid"
 }
 
